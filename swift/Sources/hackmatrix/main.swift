@@ -1,0 +1,2 @@
+// Placeholder entry point; the protocol helper replaces it.
+print("hackmatrix: not built yet")

@@ -1,0 +1,3 @@
+import XCTest
+@testable import HackMatrixCore
+final class PlaceholderCoreTests: XCTestCase { func testTypes() { XCTAssertEqual(Program.allCases.count, 23) } }

@@ -1,0 +1,3 @@
+import XCTest
+@testable import HackMatrixProtocol
+final class PlaceholderProtocolTests: XCTestCase { func testNothing() {} }
