@@ -1,0 +1,268 @@
+"""Trainer configuration: command-line flags, derived sizes and batch auto-scaling.
+
+Everything here is plain Python (no JAX), so the config can be parsed, checked
+and printed before any compilation starts (training.md §1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import math
+from typing import Any, Optional, Sequence
+
+# Reference setting that auto-scaling keeps the minibatch size of (§1.3).
+REFERENCE_BATCH = 256 * 128
+REFERENCE_MINIBATCHES = 4
+REFERENCE_EPOCHS = 4
+MAX_MINIBATCHES = 64
+MIN_SCALED_EPOCHS = 2
+# Learning-rate rule of thumb: keep lr x gradient_steps near this (§1.5).
+LR_STEPS_PRODUCT = 4e-3
+# Marker for a bare `--resume` (no value): resume the latest run.
+RESUME_LATEST = "__latest__"
+
+
+@dataclasses.dataclass
+class TrainConfig:
+    """All trainer settings. `None` for minibatches/epochs means "auto-scale"."""
+
+    num_envs: int = 256
+    num_steps: int = 128
+    total_timesteps: int = 10_000_000
+    lr: float = 2.5e-4
+    gamma: float = 0.99
+    gae_lambda: float = 0.95
+    num_minibatches: Optional[int] = None
+    update_epochs: Optional[int] = None
+    clip_eps: float = 0.2
+    vf_coef: float = 0.5
+    ent_coef: float = 0.15
+    max_grad_norm: float = 0.5
+    hidden_dim: int = 256
+    num_layers: int = 2
+    log_interval: int = 10
+    seed: int = 0
+    bf16: bool = False
+
+    # -- derived quantities (§1.2); valid once minibatches/epochs are resolved --
+    @property
+    def batch_size(self) -> int:
+        return self.num_envs * self.num_steps
+
+    @property
+    def num_updates(self) -> int:
+        return self.total_timesteps // self.batch_size
+
+    @property
+    def minibatch_size(self) -> int:
+        return self.batch_size // self.num_minibatches
+
+    @property
+    def gradient_steps(self) -> int:
+        return self.num_minibatches * self.update_epochs
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> "TrainConfig":
+        known = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in values.items() if k in known})
+
+
+@dataclasses.dataclass
+class AutoScaleReport:
+    """What auto-scaling did, for the start-up printout."""
+
+    batch_size: int
+    scale: int
+    before: dict[str, int]
+    after: dict[str, int]
+    lr_hint: float
+
+    @property
+    def changed(self) -> bool:
+        return self.before != self.after
+
+
+def auto_scale_for_batch_size(config: TrainConfig) -> AutoScaleReport:
+    """Resolve `num_minibatches` / `update_epochs` left as None (§1.3), in place.
+
+    Each dimension is independent: a value that is already set (explicit flag)
+    is kept as is; only the unset ones follow the scaling rule.
+    """
+    batch = config.batch_size
+    scale = batch // REFERENCE_BATCH
+    given_minibatches = config.num_minibatches
+    given_epochs = config.update_epochs
+    before = {
+        "num_minibatches": given_minibatches or REFERENCE_MINIBATCHES,
+        "update_epochs": given_epochs or REFERENCE_EPOCHS,
+    }
+    before["minibatch_size"] = batch // before["num_minibatches"]
+    before["gradient_steps"] = before["num_minibatches"] * before["update_epochs"]
+
+    if batch <= REFERENCE_BATCH:
+        scaled_minibatches, scaled_epochs = REFERENCE_MINIBATCHES, REFERENCE_EPOCHS
+    else:
+        scaled_minibatches = min(REFERENCE_MINIBATCHES * scale, MAX_MINIBATCHES)
+        scaled_epochs = max(MIN_SCALED_EPOCHS, REFERENCE_EPOCHS // scale)
+    if given_minibatches is None:
+        config.num_minibatches = scaled_minibatches
+    if given_epochs is None:
+        config.update_epochs = scaled_epochs
+
+    after = {
+        "num_minibatches": config.num_minibatches,
+        "update_epochs": config.update_epochs,
+        "minibatch_size": config.minibatch_size,
+        "gradient_steps": config.gradient_steps,
+    }
+    return AutoScaleReport(
+        batch_size=batch,
+        scale=max(scale, 1),
+        before=before,
+        after=after,
+        lr_hint=LR_STEPS_PRODUCT / config.gradient_steps,
+    )
+
+
+def apply_device_tuning(config: TrainConfig, device_type: str, device_count: int,
+                        explicit: set[str]) -> list[str]:
+    """`--auto-tune` (§1.4): adjust for the device *before* auto-scaling.
+
+    Only settings the user did not give explicitly are touched. Returns a list
+    of human-readable changes.
+    """
+    changes: list[str] = []
+    if device_type == "CPU":
+        if "num_envs" not in explicit and config.num_envs > 64:
+            changes.append(f"num_envs {config.num_envs} -> 64 (CPU)")
+            config.num_envs = 64
+        if "num_minibatches" not in explicit:
+            current = config.num_minibatches or REFERENCE_MINIBATCHES
+            if current > 2:
+                changes.append(f"num_minibatches {current} -> 2 (CPU)")
+                config.num_minibatches = 2
+    elif device_type == "TPU" and device_count > 1 and "num_envs" not in explicit:
+        # Training is data parallel over all local chips, so give each chip
+        # the per-device env count; auto-scaling then keeps 8192 minibatches.
+        new = config.num_envs * device_count
+        changes.append(f"num_envs {config.num_envs} -> {new} ({device_count} TPU chips)")
+        config.num_envs = new
+    return changes
+
+
+def validate(config: TrainConfig) -> None:
+    """Reject bad settings before anything is compiled (§1.1)."""
+    counts = ("num_envs", "num_steps", "total_timesteps", "num_minibatches",
+              "update_epochs", "hidden_dim", "num_layers", "log_interval")
+    for name in counts:
+        value = getattr(config, name)
+        if value is not None and value <= 0:
+            raise ValueError(f"--{name.replace('_', '-')} must be positive, got {value}")
+    if config.num_minibatches is not None and config.batch_size % config.num_minibatches:
+        raise ValueError(
+            f"num_envs x num_steps = {config.batch_size} is not divisible by "
+            f"num_minibatches = {config.num_minibatches}")
+    for name in ("lr", "gamma", "gae_lambda", "clip_eps", "vf_coef", "ent_coef",
+                 "max_grad_norm"):
+        value = getattr(config, name)
+        if not math.isfinite(value) or value < 0:
+            raise ValueError(f"--{name.replace('_', '-')} must be a finite non-negative number, got {value}")
+
+
+def enforce_minimum_budget(config: TrainConfig) -> Optional[str]:
+    """The original's guard: at least three updates. Returns a warning or None."""
+    minimum = 3 * config.batch_size
+    if config.total_timesteps < minimum:
+        old = config.total_timesteps
+        config.total_timesteps = minimum
+        return (f"total_timesteps {old:,} is below three updates; "
+                f"raised to {minimum:,} (3 x batch of {config.batch_size:,})")
+    return None
+
+
+# ---------------------------------------------------------------- command line
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        allow_abbrev=False,
+        description="Masked PPO (PureJaxRL style) on the HackMatrix JAX engine.")
+    g = p.add_argument_group("rollout and budget")
+    g.add_argument("--num-envs", type=int, default=256)
+    g.add_argument("--num-steps", type=int, default=128)
+    g.add_argument("--total-timesteps", type=int, default=10_000_000)
+
+    g = p.add_argument_group("PPO")
+    g.add_argument("--lr", "--learning-rate", dest="lr", type=float, default=2.5e-4)
+    g.add_argument("--gamma", type=float, default=0.99)
+    g.add_argument("--gae-lambda", type=float, default=0.95)
+    g.add_argument("--num-minibatches", type=int, default=None,
+                   help="default 4, auto-scaled for large batches unless given")
+    g.add_argument("--update-epochs", type=int, default=None,
+                   help="default 4, auto-scaled (floor 2) for large batches unless given")
+    g.add_argument("--clip-eps", type=float, default=0.2)
+    g.add_argument("--vf-coef", type=float, default=0.5)
+    g.add_argument("--ent-coef", type=float, default=0.15)
+    g.add_argument("--max-grad-norm", type=float, default=0.5)
+
+    g = p.add_argument_group("network")
+    g.add_argument("--hidden-dim", type=int, default=256)
+    g.add_argument("--num-layers", type=int, default=2)
+    g.add_argument("--bf16", action="store_true",
+                   help="bfloat16 network compute; params and Adam state stay float32")
+
+    g = p.add_argument_group("logging")
+    g.add_argument("--log-interval", type=int, default=10,
+                   help="updates per log line and per compiled chunk")
+    g.add_argument("--no-wandb", action="store_true")
+    g.add_argument("--wandb", action="store_true", help="no-op: W&B is on by default")
+    g.add_argument("--project", default="hackmatrix")
+    g.add_argument("--entity", default=None, help="W&B entity (default: your default entity)")
+    g.add_argument("--run-name", default=None)
+    g.add_argument("--run-suffix", default=None)
+
+    g = p.add_argument_group("checkpoints")
+    g.add_argument("--save-interval-minutes", type=float, default=10.0)
+    g.add_argument("--save-interval", type=int, default=None,
+                   help="save every N updates (turns the time-based period off)")
+    g.add_argument("--checkpoint-dir", default="checkpoints")
+    g.add_argument("--no-artifact", action="store_true")
+
+    g = p.add_argument_group("resume and other")
+    g.add_argument("--resume", nargs="?", const=RESUME_LATEST, default=None,
+                   help="checkpoint .pkl, run directory or run name; bare: the latest run")
+    g.add_argument("--resume-run", default=None, help="run name or 8-hex W&B id to resume")
+    g.add_argument("--rewind", action="store_true")
+    g.add_argument("--reset-optimizer", action="store_true",
+                   help="on resume keep the weights but start Adam fresh")
+    g.add_argument("--seed", type=int, default=0)
+    g.add_argument("--auto-tune", action="store_true")
+    g.add_argument("--multi-host", action="store_true",
+                   help="call jax.distributed.initialize() and train over every host's devices")
+    return p
+
+
+CONFIG_FLAGS = tuple(f.name for f in dataclasses.fields(TrainConfig))
+
+
+def explicit_flags(argv: Sequence[str]) -> set[str]:
+    """Destinations (config field names) of the flags given on the command line."""
+    parser = build_parser()
+    for action in parser._actions:  # argparse has no public way to suppress defaults
+        action.default = argparse.SUPPRESS
+    return set(vars(parser.parse_args(list(argv))))
+
+
+def config_from_args(args: argparse.Namespace) -> TrainConfig:
+    return TrainConfig(**{name: getattr(args, name) for name in CONFIG_FLAGS})
+
+
+def format_count(n: int) -> str:
+    for suffix, size in (("B", 10**9), ("M", 10**6), ("K", 10**3)):
+        if n >= size:
+            value = n / size
+            return f"{value:g}{suffix}" if value == int(value) else f"{value:.2f}{suffix}"
+    return str(n)

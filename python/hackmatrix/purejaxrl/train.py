@@ -1,0 +1,286 @@
+"""Action-masked PPO in the PureJaxRL style (training.md §2).
+
+`make_train(config, env)` builds the whole algorithm as pure functions:
+
+    rollout  (lax.scan over num_steps, vmap over envs)
+    GAE      (reverse lax.scan over time)
+    epochs   (lax.scan) of minibatches (lax.scan) of Adam steps
+
+and wraps `log_interval` updates into one jitted *chunk* (§2.8). State is
+created outside jit by `init`, so a resume can replace any part of it.
+With a device mesh the env batch is sharded over devices (data parallel);
+parameters are replicated and XLA inserts the gradient all-reduce.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple, Optional
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+from flax.training.train_state import TrainState
+from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+
+from . import distribution
+from .config import TrainConfig
+from .network import NUM_ACTIONS, OBS_SIZE, make_network
+
+ENV_AXIS = "envs"
+
+
+class RunnerState(NamedTuple):
+    """Everything one update reads and writes."""
+
+    train_state: TrainState
+    env_state: Any
+    obs: jnp.ndarray          # f32[E, 1545]: the observation the next action is chosen from
+    episode_return: jnp.ndarray   # f32[E]: running return of the current episode
+    episode_length: jnp.ndarray   # i32[E]: steps taken in the current episode
+    rng: jnp.ndarray
+
+
+class Transition(NamedTuple):
+    obs: jnp.ndarray          # o_t, the observation a_t was chosen from
+    action: jnp.ndarray
+    reward: jnp.ndarray
+    done: jnp.ndarray
+    log_prob: jnp.ndarray
+    value: jnp.ndarray
+    mask: jnp.ndarray         # the mask used for sampling a_t
+    completed_return: jnp.ndarray   # episode return if the episode ended here, else 0
+    completed_length: jnp.ndarray   # episode length if the episode ended here, else 0
+    empty_mask: jnp.ndarray
+    components: jnp.ndarray   # f32[15] reward components, canonical order
+    stage: jnp.ndarray
+
+
+class Trainer(NamedTuple):
+    """The pieces `make_train` builds; see the module docstring."""
+
+    config: TrainConfig
+    network: Any
+    optimizer: Any
+    init: Any            # (rng) -> RunnerState
+    train_chunk: Any     # jitted (RunnerState, num_active) -> (RunnerState, per-update metrics)
+    env_sharding: Any    # sharding for arrays whose leading axis is the env batch
+    replicated: Any
+    reward_names: tuple
+
+
+def make_optimizer(config: TrainConfig):
+    return optax.chain(
+        optax.clip_by_global_norm(config.max_grad_norm),
+        optax.adam(config.lr, b1=0.9, b2=0.999, eps=1e-8),
+    )
+
+
+def make_mesh(devices=None) -> Mesh:
+    devices = list(devices if devices is not None else jax.devices())
+    return Mesh(np.array(devices), (ENV_AXIS,))
+
+
+def make_train(config: TrainConfig, env, env_params=None, mesh: Optional[Mesh] = None) -> Trainer:
+    """Build init and the jitted chunk for `config` on `env` (a jax_env-like module)."""
+    if config.num_minibatches is None or config.update_epochs is None:
+        raise ValueError("resolve num_minibatches/update_epochs (auto_scale_for_batch_size) first")
+    env_params = env.EnvParams() if env_params is None else env_params
+    mesh = mesh if mesh is not None else make_mesh(jax.devices()[:1])
+    if config.num_envs % mesh.size:
+        raise ValueError(f"num_envs={config.num_envs} must be divisible by the "
+                         f"{mesh.size} devices it is sharded over")
+    env_sharding = NamedSharding(mesh, P(ENV_AXIS))
+    time_env_sharding = NamedSharding(mesh, P(None, ENV_AXIS))
+    replicated = NamedSharding(mesh, P())
+    reward_names = tuple(env.REWARD_COMPONENT_NAMES)
+
+    network = make_network(config.hidden_dim, config.num_layers, config.bf16)
+    optimizer = make_optimizer(config)
+    num_envs, num_steps = config.num_envs, config.num_steps
+    num_minibatches, batch_size = config.num_minibatches, config.batch_size
+
+    v_reset = jax.vmap(env.reset, in_axes=(0, None))
+    v_step = jax.vmap(env.step, in_axes=(0, 0, 0, None))
+    v_mask = jax.vmap(env.action_mask)
+
+    def keep_env_sharded(tree, sharding=env_sharding):
+        return jax.tree_util.tree_map(lambda x: jax.lax.with_sharding_constraint(x, sharding), tree)
+
+    # ------------------------------------------------------------ initial state
+    def init(rng) -> RunnerState:
+        rng, net_key, reset_key = jax.random.split(rng, 3)
+        params = network.init(net_key, jnp.zeros((1, OBS_SIZE), jnp.float32))
+        train_state = TrainState.create(apply_fn=network.apply, params=params, tx=optimizer)
+        reset = jax.jit(v_reset, out_shardings=env_sharding)
+        obs, env_state = reset(jax.random.split(reset_key, num_envs), env_params)
+        return RunnerState(
+            train_state=jax.device_put(train_state, replicated),
+            env_state=env_state,
+            obs=obs,
+            episode_return=jax.device_put(jnp.zeros(num_envs, jnp.float32), env_sharding),
+            episode_length=jax.device_put(jnp.zeros(num_envs, jnp.int32), env_sharding),
+            rng=jax.device_put(rng, replicated),
+        )
+
+    # ------------------------------------------------------------------ rollout
+    def env_step(carry, _):
+        runner = carry
+        params = runner.train_state.params
+        rng, act_key, step_key, reset_key = jax.random.split(runner.rng, 4)
+
+        mask = v_mask(runner.env_state)
+        logits, value = network.apply(params, runner.obs)
+        action, empty = distribution.sample(act_key, logits, mask)
+        log_prob = distribution.log_prob(logits, mask, action)
+
+        next_obs, next_state, reward, done, info = v_step(
+            jax.random.split(step_key, num_envs), runner.env_state, action, env_params)
+        episode_return = runner.episode_return + reward
+        episode_length = runner.episode_length + 1
+        completed_return = jnp.where(done, episode_return, 0.0)
+        completed_length = jnp.where(done, episode_length, 0)
+
+        # Auto-reset with its own keys; the carried obs is the post-reset one.
+        reset_obs, reset_state = v_reset(jax.random.split(reset_key, num_envs), env_params)
+
+        def pick(fresh, old):
+            cond = done.reshape(done.shape + (1,) * (old.ndim - 1))
+            return jnp.where(cond, fresh, old)
+
+        next_state = jax.tree_util.tree_map(pick, reset_state, next_state)
+        next_obs = pick(reset_obs, next_obs)
+
+        components = jnp.stack([info["reward_components"][name] for name in reward_names], -1)
+        transition = Transition(
+            obs=runner.obs, action=action, reward=reward, done=done, log_prob=log_prob,
+            value=value, mask=mask, completed_return=completed_return,
+            completed_length=completed_length, empty_mask=empty,
+            components=components, stage=info["stage"])
+        new_runner = runner._replace(
+            env_state=keep_env_sharded(next_state), obs=keep_env_sharded(next_obs),
+            episode_return=keep_env_sharded(jnp.where(done, 0.0, episode_return)),
+            episode_length=keep_env_sharded(jnp.where(done, 0, episode_length)),
+            rng=rng)
+        return new_runner, transition
+
+    # ---------------------------------------------------------------------- GAE
+    def compute_gae(traj: Transition, last_value):
+        def backward(carry, t):
+            next_advantage, next_value = carry
+            not_done = 1.0 - t.done.astype(jnp.float32)
+            delta = t.reward + config.gamma * next_value * not_done - t.value
+            advantage = delta + config.gamma * config.gae_lambda * not_done * next_advantage
+            return (advantage, t.value), advantage
+
+        _, advantages = jax.lax.scan(
+            backward, (jnp.zeros_like(last_value), last_value), traj, reverse=True)
+        return advantages, advantages + traj.value
+
+    # --------------------------------------------------------------------- loss
+    def loss_fn(params, batch):
+        traj, advantages, targets = batch
+        logits, value = network.apply(params, traj.obs)
+        log_prob = distribution.log_prob(logits, traj.mask, traj.action)
+        log_ratio = log_prob - traj.log_prob
+        ratio = jnp.exp(log_ratio)
+        advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+        clipped = jnp.clip(ratio, 1.0 - config.clip_eps, 1.0 + config.clip_eps)
+        pg_loss = jnp.maximum(-advantages * ratio, -advantages * clipped).mean()
+        vf_loss = 0.5 * jnp.mean((value - targets) ** 2)
+        entropy = distribution.entropy(logits, traj.mask).mean()
+        total = pg_loss + config.vf_coef * vf_loss - config.ent_coef * entropy
+        return total, {
+            "train/total_loss": total,
+            "train/pg_loss": pg_loss,
+            "train/vf_loss": vf_loss,
+            "train/ent_loss": -entropy,
+            "train/entropy": entropy,
+            "train/approx_kl": jnp.mean((ratio - 1.0) - log_ratio),
+            "train/clip_frac": jnp.mean(jnp.abs(ratio - 1.0) > config.clip_eps),
+        }
+
+    def minibatch_step(train_state, minibatch):
+        grads, losses = jax.grad(loss_fn, has_aux=True)(train_state.params, minibatch)
+        return train_state.apply_gradients(grads=grads), losses
+
+    def epoch_step(carry, _):
+        train_state, rng, batch = carry
+        rng, perm_key = jax.random.split(rng)
+        permutation = jax.random.permutation(perm_key, batch_size)
+        minibatches = jax.tree_util.tree_map(
+            lambda x: jnp.take(x, permutation, axis=0).reshape(
+                (num_minibatches, -1) + x.shape[1:]),
+            batch)
+        train_state, losses = jax.lax.scan(minibatch_step, train_state, minibatches)
+        return (train_state, rng, batch), losses
+
+    # ------------------------------------------------------------ one PPO update
+    def rollout_metrics(traj: Transition):
+        steps = traj.action.size
+        metrics = {
+            "train/mean_reward": traj.reward.mean(),
+            "episode_return_sum": traj.completed_return.sum(),
+            "episode_length_sum": traj.completed_length.sum().astype(jnp.float32),
+            "train/num_episodes": traj.done.sum().astype(jnp.float32),
+            "actions/move_frac": jnp.sum(traj.action < 4) / steps,
+            "actions/siphon_frac": jnp.sum(traj.action == 4) / steps,
+            "actions/program_frac": jnp.sum(traj.action >= 5) / steps,
+            "stats/highest_stage": traj.stage.max().astype(jnp.float32),
+            "stats/empty_mask_steps": traj.empty_mask.sum().astype(jnp.float32),
+        }
+        component_means = traj.components.mean(axis=(0, 1))
+        for i, name in enumerate(reward_names):
+            metrics[f"reward/{name}"] = component_means[i]
+        return metrics
+
+    def update(runner: RunnerState):
+        runner, traj = jax.lax.scan(env_step, runner, None, num_steps)
+        traj = keep_env_sharded(traj, time_env_sharding)
+        _, last_value = network.apply(runner.train_state.params, runner.obs)
+        advantages, targets = compute_gae(traj, last_value)
+
+        flat = jax.tree_util.tree_map(
+            lambda x: x.reshape((batch_size,) + x.shape[2:]), (traj, advantages, targets))
+        rng, epoch_key = jax.random.split(runner.rng)
+        (train_state, _, _), losses = jax.lax.scan(
+            epoch_step, (runner.train_state, epoch_key, flat), None, config.update_epochs)
+
+        metrics = {k: v.mean() for k, v in losses.items()}
+        metrics.update(rollout_metrics(traj))
+        return runner._replace(train_state=train_state, rng=rng), metrics
+
+    # -------------------------------------------------------------------- chunk
+    def train_chunk(runner: RunnerState, num_active):
+        """`log_interval` updates; those at index >= num_active are skipped.
+
+        Skipping (instead of compiling a shorter chunk) runs a remainder with
+        the same compiled function (§2.8).
+        """
+        metric_shapes = jax.eval_shape(lambda r: update(r)[1], runner)
+
+        def skip(r):
+            return r, jax.tree_util.tree_map(lambda s: jnp.zeros(s.shape, s.dtype), metric_shapes)
+
+        def body(r, index):
+            return jax.lax.cond(index < num_active, update, skip, r)
+
+        return jax.lax.scan(body, runner, jnp.arange(config.log_interval))
+
+    jitted_chunk = jax.jit(train_chunk, donate_argnums=(0,))
+    return Trainer(config=config, network=network, optimizer=optimizer, init=init,
+                   train_chunk=jitted_chunk, env_sharding=env_sharding,
+                   replicated=replicated, reward_names=reward_names)
+
+
+def place_runner_state(trainer: Trainer, runner: RunnerState) -> RunnerState:
+    """Put a (possibly host-loaded) runner state onto the trainer's shardings."""
+    env_part = (runner.env_state, runner.obs, runner.episode_return, runner.episode_length)
+    env_part = jax.device_put(env_part, trainer.env_sharding)
+    train_state = jax.device_put(runner.train_state, trainer.replicated)
+    rng = jax.device_put(runner.rng, trainer.replicated)
+    return RunnerState(train_state, *env_part, rng)
+
+
+__all__ = ["make_train", "make_mesh", "make_optimizer", "place_runner_state",
+           "RunnerState", "Trainer", "Transition", "NUM_ACTIONS", "OBS_SIZE"]
