@@ -1,6 +1,5 @@
 // The public face of the core: start a game, read the mask, take a step.
-// (Skeleton: the rules helper fills in the bodies; the signatures are the
-// contract the protocol layer and the tests build on.)
+// The signatures are the contract the protocol layer and the tests build on.
 
 /// Why a step was rejected (game-rules.md §3.3). Nothing changes on rejection.
 public enum StepError: Error, Equatable, Sendable {
@@ -67,43 +66,12 @@ public struct StepResult: Sendable, Equatable {
 
 extension GameState {
     /// A new game from `seed` (game-rules.md §10.1).
-    public static func newGame(seed: UInt32) -> GameState {
-        fatalError("newGame: not implemented yet")
-    }
+    public static func newGame(seed: UInt32) -> GameState { reset(seed: seed) }
 
     /// The 28-entry action mask (game-rules.md §3.2); all false when the game is over.
-    public func actionMask() -> [Bool] {
-        fatalError("actionMask: not implemented yet")
-    }
+    public func actionMask() -> [Bool] { (0..<Rules.actionCount).map { isValid($0) } }
 
-    /// Executes one action (game-rules.md §4). Throws, changing nothing, when it is rejected.
-    public mutating func step(_ action: Int) throws(StepError) -> StepResult {
-        fatalError("step: not implemented yet")
-    }
-
-    /// The index of the enemy an observation shows on cell `p`, or nil
-    /// (first enemy in list order; a hidden cryptog shows none: observation.md §5.2).
-    public func visibleEnemyIndex(at p: Position) -> Int? {
-        fatalError("visibleEnemyIndex: not implemented yet")
-    }
-
-    /// Whether the resource on `p` is visible (no block, or siphoned).
-    public func resourceVisible(at p: Position) -> Bool {
-        fatalError("resourceVisible: not implemented yet")
-    }
-
-    /// Last known positions of hidden cryptogs, in cell order of their current cells (observation.md §6).
-    public func cryptogHints() -> [Position] {
-        fatalError("cryptogHints: not implemented yet")
-    }
+    // `step(_:)` lives in Step.swift, the visibility helpers in Visibility.swift.
 }
 
-/// The numeric observation of observation.md: player (10), programs (23), grid (6·6·42).
-public enum ObservationEncoder {
-    public static let flatSize = 1545
-
-    /// The flat 1545-value float32 vector (observation.md §8).
-    public static func encodeFlat(_ state: GameState) -> [Float] {
-        fatalError("encodeFlat: not implemented yet")
-    }
-}
+// `ObservationEncoder` (the numeric observation) lives in Observation.swift.

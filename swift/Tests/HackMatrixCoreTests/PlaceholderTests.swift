@@ -1,3 +1,0 @@
-import XCTest
-@testable import HackMatrixCore
-final class PlaceholderCoreTests: XCTestCase { func testTypes() { XCTAssertEqual(Program.allCases.count, 23) } }

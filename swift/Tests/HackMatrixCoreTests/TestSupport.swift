@@ -1,0 +1,95 @@
+// Shared builders for the core tests: the scenario default state of
+// game-rules.md §16 and a parser for the board notation used there.
+import XCTest
+@testable import HackMatrixCore
+
+func pos(_ row: Int, _ col: Int) -> Position { Position(row: row, col: col) }
+
+/// The default scenario state (game-rules.md §16): seed 0, exit (5,5), empty board.
+func scenario(player: Position, configure: (inout GameState) -> Void = { _ in }) -> GameState {
+    var state = GameState(seed: 0, player: player, exit: pos(5, 5))
+    configure(&state)
+    return state
+}
+
+func dataBlock(_ points: Int, spawn: Int? = nil) -> Block {
+    Block(kind: .data, hiddenIsData: true, points: points, program: 0, spawnCount: spawn ?? points)
+}
+
+func programBlock(_ program: Program, spawn: Int? = nil) -> Block {
+    Block(kind: .program, hiddenIsData: false, points: 0, program: program.rawValue,
+          spawnCount: spawn ?? program.spawnCost)
+}
+
+extension GameState {
+    mutating func putBlock(_ block: Block, at p: Position, siphoned: Bool = false) {
+        cells[p.index].content = .block
+        cells[p.index].block = block
+        cells[p.index].siphoned = siphoned
+    }
+
+    mutating func own(_ programs: Program...) {
+        for p in programs { owned.insert(p.rawValue) }
+    }
+}
+
+/// Steps and fails the test on rejection.
+@discardableResult
+func mustStep(_ state: inout GameState, _ action: Int, file: StaticString = #filePath, line: UInt = #line)
+    -> StepResult
+{
+    do {
+        return try state.step(action)
+    } catch {
+        XCTFail("action \(action) rejected: \(error)", file: file, line: line)
+        return StepResult(components: RewardComponents(), events: StepEvents())
+    }
+}
+
+/// Parses a board of game-rules.md §16 (rows listed top row first) into the
+/// 36 cells it describes, plus the player's cell (`@`).
+/// Tokens: `X` exit, `S+` data siphon prefix, `cN`/`eN` resources, `Dp/s` data
+/// block, `P:NAME/s` program block, `Q:NAME/s` or `Q:Dp/s` question block.
+func parseBoard(_ text: String) -> (cells: [Cell], player: Position?) {
+    var cells = [Cell](repeating: Cell(), count: Rules.cellCount)
+    var player: Position?
+    let rows = text.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+    precondition(rows.count == 6 && rows.allSatisfy { $0.count == 6 }, "board must be 6x6")
+    for (i, tokens) in rows.enumerated() {
+        let row = 5 - i
+        for (col, raw) in tokens.enumerated() {
+            var token = Substring(raw)
+            var cell = Cell()
+            if token.hasPrefix("@") { player = pos(row, col); token = token.dropFirst() }
+            if token == "X" { cell.content = .exit; cells[row * 6 + col] = cell; continue }
+            if token.hasPrefix("S+") { cell.content = .dataSiphon; token = token.dropFirst(2) }
+            if token.hasPrefix("c") { cell.credits = Int(token.dropFirst())! }
+            else if token.hasPrefix("e") { cell.energy = Int(token.dropFirst())! }
+            else {
+                cell.content = .block
+                let question = token.hasPrefix("Q:")
+                if question { token = token.dropFirst(2) }
+                let parts = token.split(separator: "/")
+                let spawn = Int(parts[1])!
+                var block: Block
+                if parts[0].hasPrefix("D") {
+                    block = dataBlock(Int(parts[0].dropFirst())!, spawn: spawn)
+                } else {
+                    let name = String(parts[0].hasPrefix("P:") ? parts[0].dropFirst(2) : parts[0]).lowercased()
+                    block = programBlock(Program(rawValue: Program.names.firstIndex(of: name)!)!, spawn: spawn)
+                }
+                if question { block.kind = .question }
+                cell.block = block
+            }
+            cells[row * 6 + col] = cell
+        }
+    }
+    return (cells, player)
+}
+
+/// Asserts cell by cell, naming the first differences.
+func assertCells(_ actual: [Cell], _ expected: [Cell], file: StaticString = #filePath, line: UInt = #line) {
+    for c in 0..<Rules.cellCount where actual[c] != expected[c] {
+        XCTFail("cell \(c) (\(c / 6),\(c % 6)): got \(actual[c]), expected \(expected[c])", file: file, line: line)
+    }
+}
