@@ -93,3 +93,33 @@ func assertCells(_ actual: [Cell], _ expected: [Cell], file: StaticString = #fil
         XCTFail("cell \(c) (\(c / 6),\(c % 6)): got \(actual[c]), expected \(expected[c])", file: file, line: line)
     }
 }
+
+/// The state a single accepted step should produce: `before` with the scenario's
+/// changes; when an enemy phase ran, `turn` + 1 and its snapshot pushed; `stepIndex` + 1.
+func expected(after before: GameState, phaseRan: Bool, _ change: (inout GameState) -> Void) -> GameState {
+    var state = before
+    if phaseRan { state.turn += 1 }
+    change(&state)
+    if phaseRan { state.pushSnapshot() }
+    state.stepIndex &+= 1
+    return state
+}
+
+/// Compares two states field group by field group, so a failure names what differs.
+func assertSameState(_ actual: GameState, _ expected: GameState, file: StaticString = #filePath, line: UInt = #line) {
+    XCTAssertEqual(actual.player, expected.player, "player", file: file, line: line)
+    XCTAssertEqual(actual.owned, expected.owned, "owned", file: file, line: line)
+    assertCells(actual.cells, expected.cells, file: file, line: line)
+    XCTAssertEqual(actual.enemies, expected.enemies, "enemies", file: file, line: line)
+    XCTAssertEqual(actual.transmissions, expected.transmissions, "transmissions", file: file, line: line)
+    XCTAssertEqual(actual.stage, expected.stage, "stage", file: file, line: line)
+    XCTAssertEqual(actual.turn, expected.turn, "turn", file: file, line: line)
+    XCTAssertEqual(actual.interval, expected.interval, "interval", file: file, line: line)
+    XCTAssertEqual(actual.nextTaskTurn, expected.nextTaskTurn, "nextTaskTurn", file: file, line: line)
+    XCTAssertEqual(actual.pending, expected.pending, "pending", file: file, line: line)
+    XCTAssertEqual(actual.outcome, expected.outcome, "outcome", file: file, line: line)
+    XCTAssertEqual(actual.stepIndex, expected.stepIndex, "stepIndex", file: file, line: line)
+    XCTAssertEqual(actual.exit, expected.exit, "exit", file: file, line: line)
+    XCTAssertEqual(actual.history.count, expected.history.count, "history depth", file: file, line: line)
+    XCTAssertEqual(actual, expected, "whole state", file: file, line: line)
+}
