@@ -240,6 +240,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="on resume keep the weights but start Adam fresh")
     g.add_argument("--seed", type=int, default=0)
     g.add_argument("--auto-tune", action="store_true")
+    g.add_argument("--env-module", default="hackmatrix.jax_env",
+                   help="import path of the game module (a jax_env-compatible stand-in for tests)")
     g.add_argument("--multi-host", action="store_true",
                    help="call jax.distributed.initialize() and train over every host's devices")
     return p

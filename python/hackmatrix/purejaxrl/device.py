@@ -50,3 +50,16 @@ def describe_devices() -> dict:
         "backend": backend,
         "device_kind": jax.devices()[0].device_kind,
     }
+
+
+def to_host(tree):
+    """numpy copy of a pytree; replicated arrays spanning other hosts use the local copy."""
+    import jax
+    import numpy as np
+
+    def one(x):
+        if isinstance(x, jax.Array) and not x.is_fully_addressable:
+            return np.asarray(x.addressable_data(0))
+        return np.asarray(x)
+
+    return jax.tree_util.tree_map(one, tree)

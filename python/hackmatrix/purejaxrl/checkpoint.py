@@ -1,0 +1,282 @@
+"""Checkpoint files, run directories and resume resolution (training.md §4).
+
+Layout under `<checkpoint-dir>/<run_name>/`:
+    checkpoint_{update}.pkl   full state (see `save_checkpoint`)
+    params_{update}.npz       parameters only, dotted keys ("params.Dense_0.kernel")
+    final_params.npz / interrupted_params.npz
+Every file is written to a temp file in the same directory and renamed into
+place, so a crash mid-write never damages the previous checkpoint.
+"""
+
+from __future__ import annotations
+
+import datetime
+import io
+import os
+import pickle
+import re
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+import jax
+import numpy as np
+
+from .device import to_host
+from .metrics import wandb_run_id
+from .network import NUM_ACTIONS, OBS_SIZE
+
+FORMAT_VERSION = 1
+REQUIRED_KEYS = ("format_version", "step", "params", "opt_state", "rng", "config",
+                 "metrics", "last_logged_step")
+_CHECKPOINT_RE = re.compile(r"^checkpoint_(\d+)\.pkl$")
+
+
+class CheckpointError(ValueError):
+    """A checkpoint path or file that cannot be used; the message names the file."""
+
+
+# ------------------------------------------------------------------ file writes
+
+def atomic_write(path: Path, write: Callable[[io.BufferedWriter], None]) -> Path:
+    """Write `path` via `write(file)` into a temp file, fsync, then rename over it."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        with open(tmp, "wb") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    return path
+
+
+def flatten_params(params) -> dict[str, np.ndarray]:
+    """`{"params": {"Dense_0": {"kernel": ...}}}` -> `{"params.Dense_0.kernel": ...}`."""
+    flat = {}
+
+    def walk(prefix, node):
+        if isinstance(node, dict) or hasattr(node, "items"):
+            for key, child in node.items():
+                walk(f"{prefix}.{key}" if prefix else str(key), child)
+        else:
+            flat[prefix] = np.asarray(node)
+
+    walk("", to_host(params))
+    return flat
+
+
+def save_params_npz(path: Path, params) -> Path:
+    return atomic_write(path, lambda f: np.savez(f, **flatten_params(params)))
+
+
+def _host(tree):
+    return to_host(tree)
+
+
+def save_checkpoint(run_dir: Path, step: int, runner, config: dict, *, metrics: dict,
+                    metrics_history: list, last_logged_step: int, timesteps: int = 0,
+                    include_env_state: bool = True) -> tuple[Path, Path]:
+    """Write `checkpoint_{step}.pkl` and `params_{step}.npz`; return both paths.
+
+    The pickle holds plain numpy trees: params, Adam state, the runner RNG
+    key, the update counter, the config and metrics. The env batch (states,
+    current observations, episode accumulators) is stored too, so a resume
+    with the same batch shape continues exactly where the run stopped.
+    """
+    run_dir = Path(run_dir)
+    train_state = runner.train_state
+    payload = {
+        "format_version": FORMAT_VERSION,
+        "step": int(step),
+        "params": _host(train_state.params),
+        "opt_state": _host(train_state.opt_state),
+        "optimizer_step": int(_host(train_state.step)),
+        "rng": _host(runner.rng),
+        "config": dict(config),
+        "obs_size": OBS_SIZE,
+        "num_actions": NUM_ACTIONS,
+        "metrics": dict(metrics),
+        "metrics_history": list(metrics_history),
+        "last_logged_step": int(last_logged_step),
+        "timesteps": int(timesteps),
+        "env_batch": None,
+    }
+    if include_env_state:
+        payload["env_batch"] = {
+            "env_state_leaves": jax.tree_util.tree_leaves(_host(runner.env_state)),
+            "obs": _host(runner.obs),
+            "episode_return": _host(runner.episode_return),
+            "episode_length": _host(runner.episode_length),
+        }
+    pkl = atomic_write(run_dir / f"checkpoint_{step}.pkl",
+                       lambda f: pickle.dump(payload, f, protocol=pickle.HIGHEST_PROTOCOL))
+    npz = save_params_npz(run_dir / f"params_{step}.npz", train_state.params)
+    return pkl, npz
+
+
+# ----------------------------------------------------------------------- loading
+
+def load_checkpoint(path: Path) -> dict:
+    """Read and sanity-check a checkpoint pickle; errors name the file."""
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"checkpoint {path}: no such file")
+    try:
+        with open(path, "rb") as f:
+            payload = pickle.load(f)
+    except Exception as error:  # noqa: BLE001 - truncated/corrupt files raise many types
+        raise CheckpointError(f"checkpoint {path}: unreadable or truncated ({type(error).__name__}: {error})") from error
+    if not isinstance(payload, dict):
+        raise CheckpointError(f"checkpoint {path}: expected a dict, found {type(payload).__name__}")
+    missing = [k for k in REQUIRED_KEYS if k not in payload]
+    if missing:
+        raise CheckpointError(f"checkpoint {path}: missing fields {missing}")
+    if payload["format_version"] != FORMAT_VERSION:
+        raise CheckpointError(f"checkpoint {path}: format version {payload['format_version']}, "
+                              f"this trainer reads {FORMAT_VERSION}")
+    return payload
+
+
+def _match_tree(path: Path, what: str, template, stored):
+    """Return `stored` shaped like `template`, or raise naming the first mismatch."""
+    t_leaves, t_def = jax.tree_util.tree_flatten_with_path(template)
+    try:
+        s_leaves = jax.tree_util.tree_leaves(stored)
+    except Exception as error:  # noqa: BLE001
+        raise CheckpointError(f"checkpoint {path}: {what} is not a readable tree ({error})") from error
+    if len(s_leaves) != len(t_leaves):
+        raise CheckpointError(f"checkpoint {path}: {what} has {len(s_leaves)} arrays, "
+                              f"the current model expects {len(t_leaves)}")
+    for (key_path, t), s in zip(t_leaves, s_leaves):
+        if np.shape(s) != np.shape(t):
+            name = jax.tree_util.keystr(key_path)
+            raise CheckpointError(f"checkpoint {path}: {what}{name} has shape {np.shape(s)}, "
+                                  f"the current config expects {np.shape(t)}")
+    return jax.tree_util.tree_unflatten(t_def, [np.asarray(s, dtype=np.asarray(t).dtype)
+                                                for s, (_, t) in zip(s_leaves, t_leaves)])
+
+
+def restore_runner(path: Path, payload: dict, template, *, reset_optimizer: bool = False,
+                   restore_env: bool = True):
+    """Fill a freshly initialised runner state from a checkpoint payload.
+
+    Params always come from the checkpoint; Adam state unless
+    `reset_optimizer`; the RNG key always (so env seeds do not repeat); the
+    env batch only when `restore_env` and the stored shapes match.
+    Returns `(runner, env_restored)`.
+    """
+    params = _match_tree(path, "params", template.train_state.params, payload["params"])
+    train_state = template.train_state.replace(params=params)
+    if not reset_optimizer:
+        opt_state = _match_tree(path, "opt_state", template.train_state.opt_state,
+                                payload["opt_state"])
+        train_state = train_state.replace(opt_state=opt_state,
+                                          step=payload.get("optimizer_step", 0))
+    rng = np.asarray(payload["rng"])
+    if rng.shape != np.shape(template.rng):
+        raise CheckpointError(f"checkpoint {path}: rng has shape {rng.shape}, expected {np.shape(template.rng)}")
+    runner = template._replace(train_state=train_state, rng=rng.astype(np.uint32))
+
+    env_batch = payload.get("env_batch")
+    if not (restore_env and env_batch):
+        return runner, False
+    if np.shape(env_batch["obs"]) != np.shape(template.obs):
+        return runner, False
+    env_state = _match_tree(path, "env_state", template.env_state, env_batch["env_state_leaves"])
+    return runner._replace(env_state=env_state, obs=env_batch["obs"],
+                           episode_return=env_batch["episode_return"],
+                           episode_length=env_batch["episode_length"]), True
+
+
+# ----------------------------------------------------------- resolving a resume
+
+def checkpoints_in(run_dir: Path) -> list[tuple[int, Path]]:
+    found = []
+    for entry in Path(run_dir).iterdir():
+        match = _CHECKPOINT_RE.match(entry.name)
+        if match and entry.is_file():
+            found.append((int(match.group(1)), entry))
+    return sorted(found)
+
+
+def latest_checkpoint(run_dir: Path) -> Path:
+    found = checkpoints_in(run_dir)
+    if not found:
+        raise CheckpointError(f"run directory {run_dir}: contains no checkpoint_*.pkl")
+    return found[-1][1]
+
+
+def _run_dirs(checkpoint_dir: Path) -> list[Path]:
+    if not Path(checkpoint_dir).is_dir():
+        return []
+    return [d for d in Path(checkpoint_dir).iterdir() if d.is_dir() and checkpoints_in(d)]
+
+
+def resolve_resume(value: Optional[str], resume_run: Optional[str], checkpoint_dir: Path,
+                   latest_marker: str) -> Optional[Path]:
+    """Turn `--resume` / `--resume-run` into a checkpoint file path (§4.4), or None."""
+    checkpoint_dir = Path(checkpoint_dir)
+    if resume_run is not None:
+        for run_dir in _run_dirs(checkpoint_dir):
+            if resume_run in (run_dir.name, wandb_run_id(run_dir.name)):
+                return latest_checkpoint(run_dir)
+        raise CheckpointError(f"--resume-run {resume_run}: no run with that name or W&B id "
+                              f"under {checkpoint_dir}")
+    if value is None:
+        return None
+    if value == latest_marker:
+        runs = _run_dirs(checkpoint_dir)
+        if not runs:
+            raise CheckpointError(f"--resume: no run with checkpoints under {checkpoint_dir}")
+        return latest_checkpoint(max(runs, key=lambda d: d.stat().st_mtime))
+    path = Path(value)
+    if path.is_file():
+        return path
+    if path.is_dir():
+        return latest_checkpoint(path)
+    if (checkpoint_dir / value).is_dir():
+        return latest_checkpoint(checkpoint_dir / value)
+    raise CheckpointError(f"--resume {value}: no such checkpoint file, run directory, "
+                          f"or run name under {checkpoint_dir}")
+
+
+def next_run_name(checkpoint_dir: Path, suffix: Optional[str] = None,
+                  today: Optional[datetime.date] = None) -> str:
+    """`hackmatrix-jax-{mon}{dd}-{yy}-{N}[-{suffix}]` with N one above today's highest."""
+    today = today or datetime.date.today()
+    prefix = f"hackmatrix-jax-{today.strftime('%b').lower()}{today.day:02d}-{today.year % 100:02d}-"
+    used = [0]
+    if Path(checkpoint_dir).is_dir():
+        for entry in Path(checkpoint_dir).iterdir():
+            match = re.match(re.escape(prefix) + r"(\d+)(?:-|$)", entry.name)
+            if match:
+                used.append(int(match.group(1)))
+    name = f"{prefix}{max(used) + 1}"
+    return f"{name}-{suffix}".lower() if suffix else name
+
+
+def load_params(path: Path) -> Any:
+    """Parameters from a `.pkl` checkpoint, a `params_*.npz` or a run directory."""
+    path = Path(path)
+    if path.is_dir():
+        path = latest_checkpoint(path)
+    if path.suffix == ".pkl":
+        return load_checkpoint(path)["params"]
+    if path.suffix != ".npz" or not path.is_file():
+        raise CheckpointError(f"parameters {path}: expected an existing .pkl, .npz or run directory")
+    try:
+        with np.load(path) as data:
+            flat = {k: data[k] for k in data.files}
+    except Exception as error:  # noqa: BLE001
+        raise CheckpointError(f"parameters {path}: unreadable ({error})") from error
+    tree: dict = {}
+    for dotted, value in flat.items():
+        node = tree
+        *parents, leaf = dotted.split(".")
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[leaf] = value
+    return tree

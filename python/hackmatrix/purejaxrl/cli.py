@@ -1,0 +1,276 @@
+"""The training driver behind `scripts/train_purejaxrl.py` (training.md §1, §3.6, §4).
+
+Order of work: parse and check flags, detect devices, tune and auto-scale,
+print the summary, set up the run directory and logging, build and
+initialise (or restore) the trainer, then loop over compiled chunks with a
+log line and a checkpoint check after each one.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import time
+import warnings
+from pathlib import Path
+from typing import Optional, Sequence
+
+from . import config as cfg
+from .checkpoint import (CheckpointError, load_checkpoint, next_run_name, resolve_resume,
+                         restore_runner, save_checkpoint, save_params_npz)
+from .device import describe_devices, enable_compilation_cache, initialize_multi_host, to_host
+from .metrics import MetricsLogger, add_progress, aggregate_chunk, console_line, git_commit
+
+
+class StopRequest:
+    """Turns SIGINT/SIGTERM into a flag checked between chunks (jit calls cannot be interrupted)."""
+
+    def __init__(self):
+        self.signal_name: Optional[str] = None
+        self._previous = {}
+
+    def install(self):
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            self._previous[sig] = signal.signal(sig, self._handle)
+
+    def restore(self):
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
+
+    def _handle(self, signum, _frame):
+        if self.signal_name is not None:  # a second Ctrl+C while saving: give up at once
+            raise KeyboardInterrupt
+        self.signal_name = signal.Signals(signum).name
+        print(f"\n{self.signal_name} received: saving after the current chunk finishes...", flush=True)
+
+
+def print_autoscale(report: cfg.AutoScaleReport, lr: float) -> None:
+    if not report.changed:
+        return
+    print(f"Auto-scaling for batch size {report.batch_size:,} (scale factor {report.scale}):")
+    for key in ("num_minibatches", "minibatch_size", "update_epochs", "gradient_steps"):
+        print(f"  {key:16s} {report.before[key]:>8,} -> {report.after[key]:,}")
+    print(f"  LR hint: lr x gradient_steps ~ {cfg.LR_STEPS_PRODUCT:g} suggests --lr {report.lr_hint:.3g} "
+          f"(current {lr:g}; never changed automatically)")
+
+
+def print_config_table(config: cfg.TrainConfig) -> None:
+    rows = [
+        ("num_envs", config.num_envs), ("num_steps", config.num_steps),
+        ("total_timesteps", cfg.format_count(config.total_timesteps)),
+        ("num_updates", config.num_updates), ("batch_size", config.batch_size),
+        ("num_minibatches", config.num_minibatches), ("minibatch_size", config.minibatch_size),
+        ("update_epochs", config.update_epochs), ("gradient_steps", config.gradient_steps),
+        ("learning_rate", config.lr), ("gamma", config.gamma), ("gae_lambda", config.gae_lambda),
+        ("clip_eps", config.clip_eps), ("vf_coef", config.vf_coef), ("ent_coef", config.ent_coef),
+        ("max_grad_norm", config.max_grad_norm), ("hidden_dim", config.hidden_dim),
+        ("num_layers", config.num_layers), ("log_interval (chunk)", config.log_interval),
+        ("bf16", config.bf16), ("seed", config.seed),
+    ]
+    lines = [f" {name:<22} {value!s:>14} " for name, value in rows]
+    width = max(len(line) for line in lines)
+    print("+" + "-" * width + "+")
+    print("|" + " Configuration".ljust(width) + "|")
+    print("+" + "-" * width + "+")
+    for line in lines:
+        print("|" + line.ljust(width) + "|")
+    print("+" + "-" * width + "+")
+
+
+def load_env(module_name: str):
+    import importlib
+
+    return importlib.import_module(module_name)
+
+
+def main(argv: Optional[Sequence[str]] = None, env=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = cfg.build_parser().parse_args(argv)
+    explicit = cfg.explicit_flags(argv)
+    try:
+        return _train(args, explicit, env)
+    except (ValueError, CheckpointError, FileExistsError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+
+def _train(args, explicit, env) -> int:
+    if args.rewind and args.resume is None and args.resume_run is None:
+        raise ValueError("--rewind only makes sense together with --resume")
+    config = cfg.config_from_args(args)
+    cfg.validate(config)
+    checkpoint_dir = Path(args.checkpoint_dir)
+    resume_path = resolve_resume(args.resume, args.resume_run, checkpoint_dir, cfg.RESUME_LATEST)
+    payload = load_checkpoint(resume_path) if resume_path else None
+
+    if args.multi_host:
+        initialize_multi_host()
+    cache_dir = enable_compilation_cache()
+    import jax
+
+    from .train import make_mesh, make_train, place_runner_state
+
+    devices = describe_devices()
+    is_main = devices["process_index"] == 0
+    say = print if is_main else (lambda *a, **k: None)
+    say(f"Device: {devices['device_type']} ({devices['device_kind']})")
+    say(f"Device count: {devices['device_count']}"
+        + (f" over {devices['process_count']} hosts" if devices["process_count"] > 1 else ""))
+    say(f"Backend: {devices['backend']}")
+    say(f"Compilation cache: {cache_dir}")
+
+    if args.auto_tune:
+        for change in cfg.apply_device_tuning(config, devices["device_type"],
+                                              devices["device_count"], explicit):
+            say(f"Auto-tune: {change}")
+    budget_warning = cfg.enforce_minimum_budget(config)
+    report = cfg.auto_scale_for_batch_size(config)
+    cfg.validate(config)
+    if budget_warning:
+        say(f"WARNING: {budget_warning}")
+    print_autoscale(report, config.lr) if is_main else None
+    print_config_table(config) if is_main else None
+
+    # ------------------------------------------------------------ run identity
+    start_update, last_logged, timesteps, history = 0, -1, 0, []
+    if payload is not None:
+        run_dir = resume_path.parent
+        run_name = run_dir.name
+        start_update = payload["step"]
+        last_logged = payload["last_logged_step"]
+        timesteps = payload.get("timesteps", start_update * config.batch_size)
+        history = list(payload.get("metrics_history", []))
+        stored = payload["config"]
+        if (stored.get("num_envs"), stored.get("num_steps")) != (config.num_envs, config.num_steps):
+            say(f"WARNING: batch shape changed from {stored.get('num_envs')}x{stored.get('num_steps')} "
+                f"to {config.num_envs}x{config.num_steps}; Adam moments were tuned to the old batch "
+                f"(consider --reset-optimizer or a fresh run)")
+        for key in ("hidden_dim", "num_layers"):
+            if stored.get(key) != getattr(config, key):
+                raise CheckpointError(f"checkpoint {resume_path}: trained with {key}={stored.get(key)}, "
+                                      f"but this run asks for {getattr(config, key)}")
+        say(f"Resuming run {run_name} from {resume_path.name} (update {start_update})")
+    else:
+        run_name = args.run_name or next_run_name(checkpoint_dir, args.run_suffix)
+        if args.run_name and args.run_suffix:
+            run_name = f"{run_name}-{args.run_suffix}"
+        run_dir = checkpoint_dir / run_name
+        if run_dir.exists() and any(run_dir.iterdir()):
+            raise FileExistsError(f"run directory {run_dir} already exists and is not empty; "
+                                  f"use --resume {run_dir} to continue it or pick another --run-name")
+        say(f"Run name: {run_name}")
+    remaining = config.num_updates - start_update
+    if payload is not None:
+        say(f"Updates: {start_update} done, {max(remaining, 0)} remaining of {config.num_updates}")
+    if remaining <= 0:
+        say("Nothing left to train: the checkpoint already reached --total-timesteps "
+            "(give a larger total to extend the run)")
+        return 0
+    if is_main:
+        run_dir.mkdir(parents=True, exist_ok=True)
+
+    wandb_config = {**config.to_dict(), "batch_size": config.batch_size,
+                    "minibatch_size": config.minibatch_size, "num_updates": config.num_updates,
+                    "gradient_steps": config.gradient_steps,
+                    "device_type": devices["device_type"], "device_count": devices["device_count"],
+                    "backend": devices["backend"], "git_commit": git_commit()}
+    logger = None
+    if is_main:
+        logger = MetricsLogger(
+            run_dir, not args.no_wandb, project=args.project, entity=args.entity,
+            run_name=run_name, config=wandb_config,
+            skip_through=-1 if args.rewind else last_logged,
+            rewind_to=last_logged if (args.rewind and payload is not None) else None,
+            upload_artifacts=not args.no_artifact)
+        say(f"W&B: {logger.url or ('off' if args.no_wandb else 'offline / unavailable')}")
+    if args.save_interval is not None:
+        say(f"Checkpoints: every {args.save_interval} updates -> {run_dir}")
+    else:
+        say(f"Checkpoints: every {args.save_interval_minutes:g} minutes -> {run_dir}")
+
+    # ---------------------------------------------------------- build and init
+    env = env if env is not None else load_env(args.env_module)
+    mesh = make_mesh(jax.devices())
+    trainer = make_train(config, env, mesh=mesh)
+    runner = trainer.init(jax.random.PRNGKey(config.seed))
+    if payload is not None:
+        runner, env_restored = restore_runner(
+            resume_path, payload, to_host(runner), reset_optimizer=args.reset_optimizer,
+            restore_env=devices["process_count"] == 1)
+        runner = place_runner_state(trainer, runner)
+        say("Restored params" + ("" if args.reset_optimizer else ", Adam state")
+            + ", RNG key" + (" and the env batch" if env_restored else "; environments start fresh"))
+
+    full_config = {**config.to_dict(), "run_name": run_name}
+    stop = StopRequest()
+    stop.install()
+    update = start_update
+    last_metrics: dict = payload["metrics"] if payload else {}
+    last_save_update, last_save_time = update, None
+
+    def save(reason: str):
+        if not is_main:
+            return
+        pkl, npz = save_checkpoint(run_dir, update, runner, full_config, metrics=last_metrics,
+                                   metrics_history=history, last_logged_step=last_logged,
+                                   timesteps=timesteps,
+                                   include_env_state=devices["process_count"] == 1)
+        say(f"Saved {pkl.name} and {npz.name} ({reason})")
+        logger.upload(pkl, f"checkpoint-{update}")
+
+    say("Compiling the training chunk (first call; can take minutes on an accelerator)...", flush=True)
+    start_time = time.time()
+    first_chunk = True
+    warnings.filterwarnings("ignore", message="Some donated buffers were not usable")
+    try:
+        while update < config.num_updates and stop.signal_name is None:
+            active = min(config.log_interval, config.num_updates - update)
+            chunk_start = time.time()
+            runner, per_update = trainer.train_chunk(runner, active)
+            per_update = to_host(per_update)
+            seconds = time.time() - chunk_start
+            update += active
+            timesteps += active * config.batch_size
+            metrics = aggregate_chunk(per_update, active)
+            rate = active / seconds
+            metrics = add_progress(metrics, update, timesteps, rate,
+                                   active * config.batch_size / seconds, first_chunk)
+            last_metrics = metrics
+            history.append({"update": update, **metrics})
+            say(console_line(update, time.time() - start_time, rate,
+                             metrics["train/steps_per_second"], metrics), flush=True)
+            if logger:
+                logger.log(update, metrics)
+            last_logged = update
+            if first_chunk:
+                first_chunk = False
+                last_save_time = time.time()  # compile time does not count toward the first save
+            due = (update - last_save_update >= args.save_interval if args.save_interval is not None
+                   else time.time() - last_save_time >= args.save_interval_minutes * 60)
+            if due and update < config.num_updates:
+                save("scheduled")
+                last_save_update, last_save_time = update, time.time()
+
+        if stop.signal_name is not None:
+            if update == start_update:
+                say("Interrupted before the first chunk finished: nothing to save")
+            else:
+                save(f"interrupted by {stop.signal_name}")
+                if is_main:
+                    save_params_npz(run_dir / "interrupted_params.npz", runner.train_state.params)
+            return 0
+
+        save("final")
+        if is_main:
+            final = save_params_npz(run_dir / "final_params.npz", runner.train_state.params)
+            logger.upload(final, "final-model")
+        say("Final metrics: " + ", ".join(
+            f"{name}: {last_metrics.get('train/' + name, float('nan')):.4f}"
+            for name in ("total_loss", "pg_loss", "vf_loss", "entropy", "mean_reward")))
+        say(f"Training completed in {time.time() - start_time:.1f} s")
+        say(f"Training complete! Total timesteps: {timesteps:,}")
+        return 0
+    finally:
+        stop.restore()
+        if logger:
+            logger.finish()

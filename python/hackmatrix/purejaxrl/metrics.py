@@ -1,0 +1,175 @@
+"""Chunk aggregation, the console line, metrics.jsonl and W&B logging (training.md §3)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import subprocess
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+
+# Per-update sums that only feed ratios; never logged themselves.
+_EPISODE_SUMS = ("episode_return_sum", "episode_length_sum")
+_SUMMED = ("train/num_episodes", "stats/empty_mask_steps")
+_MAXED = ("stats/highest_stage",)
+PINNED = ("train/mean_reward", "train/mean_episode_return", "train/mean_episode_length")
+
+
+def aggregate_chunk(per_update: dict, num_active: int) -> dict[str, float]:
+    """Collapse a chunk's per-update metrics (leading axis = update) to one point.
+
+    Loss, reward and action shares are means over the active updates;
+    episode return and length are ratios of sums over the chunk (updates with
+    no finished episode do not count as 0); counts are summed; the highest
+    stage is a max.
+    """
+    values = {k: np.asarray(v)[:num_active].astype(np.float64) for k, v in per_update.items()}
+    out: dict[str, float] = {}
+    for key, series in values.items():
+        if key in _EPISODE_SUMS:
+            continue
+        if key in _SUMMED:
+            out[key] = float(series.sum())
+        elif key in _MAXED:
+            out[key] = float(series.max())
+        else:
+            out[key] = float(series.mean())
+    episodes = values["train/num_episodes"].sum()
+    if episodes > 0:
+        out["train/mean_episode_return"] = float(values["episode_return_sum"].sum() / episodes)
+        out["train/mean_episode_length"] = float(values["episode_length_sum"].sum() / episodes)
+    else:  # no episode finished in the whole chunk: nothing to report
+        out["train/mean_episode_return"] = math.nan
+        out["train/mean_episode_length"] = math.nan
+    return out
+
+
+def add_progress(metrics: dict, update: int, timesteps: int, updates_per_second: float,
+                 steps_per_second: float, includes_compile: bool) -> dict:
+    metrics = dict(metrics)
+    metrics["train/update_step"] = float(update)
+    metrics["train/timesteps"] = float(timesteps)
+    metrics["train/updates_per_second"] = updates_per_second
+    metrics["train/steps_per_second"] = steps_per_second
+    metrics["train/includes_compile"] = float(includes_compile)
+    for key in PINNED:
+        metrics["key/" + key.split("/", 1)[1]] = metrics[key]
+    return metrics
+
+
+def console_line(update: int, elapsed: float, updates_per_second: float,
+                 steps_per_second: float, metrics: dict) -> str:
+    body = ", ".join(f"{name}: {metrics[name]:.4f}" for name in sorted(metrics))
+    return (f"[Update {update:6d}] [{elapsed:.1f}s] [{updates_per_second:.1f} updates/s] "
+            f"[{steps_per_second:,.0f} steps/s] {body}")
+
+
+def wandb_run_id(run_name: str) -> str:
+    """The first 8 hex digits of the MD5 of the run name (§3.5)."""
+    return hashlib.md5(run_name.encode()).hexdigest()[:8]
+
+
+def git_commit() -> Optional[str]:
+    try:
+        return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
+                              cwd=Path(__file__).parent, timeout=5).stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+class MetricsLogger:
+    """Writes every point to `<run_dir>/metrics.jsonl` and, if enabled, to W&B.
+
+    W&B problems are never fatal: they print a warning and logging goes on
+    to the file only (§3.5).
+    """
+
+    def __init__(self, run_dir: Path, enabled_wandb: bool, *, project: str,
+                 entity: Optional[str], run_name: str, config: dict,
+                 skip_through: int = -1, rewind_to: Optional[int] = None,
+                 upload_artifacts: bool = True):
+        self.path = Path(run_dir) / "metrics.jsonl"
+        self.skip_through = skip_through
+        self.upload_artifacts = upload_artifacts
+        self.run = None
+        self.url = None
+        if enabled_wandb:
+            self._start_wandb(project, entity, run_name, config, rewind_to)
+
+    def _start_wandb(self, project, entity, run_name, config, rewind_to):
+        try:
+            import wandb
+        except ImportError:
+            print("WARNING: wandb is not installed; logging to metrics.jsonl only")
+            return
+        if not os.environ.get("WANDB_API_KEY") and os.environ.get("WANDB_MODE") is None:
+            try:
+                logged_in = bool(wandb.api.api_key)
+            except Exception:  # noqa: BLE001 - any failure means "no credentials"
+                logged_in = False
+            if not logged_in:
+                os.environ["WANDB_MODE"] = "offline"
+                print("W&B: no credentials found, logging offline (sync later with `wandb sync`)")
+        run_id = wandb_run_id(run_name)
+        kwargs = dict(project=project, entity=entity, name=run_name, config=config)
+        if rewind_to is not None:
+            owner = entity or _default_entity(wandb)
+            kwargs["resume_from"] = f"{owner}/{project}/{run_id}?_step={rewind_to}"
+        else:
+            kwargs.update(id=run_id, resume="allow")
+        try:
+            self.run = wandb.init(**kwargs)
+            self.url = getattr(self.run, "url", None)
+            # Never log twice at a step W&B already has (resume without rewind).
+            last = getattr(self.run, "step", 0) or 0
+            if rewind_to is None and last > 0:
+                self.skip_through = max(self.skip_through, last - 1)
+        except Exception as error:  # noqa: BLE001 - W&B must not stop training
+            print(f"WARNING: wandb.init failed ({error}); logging to metrics.jsonl only")
+            self.run = None
+
+    def log(self, update: int, metrics: dict) -> None:
+        record = {"update": update, **{k: _jsonable(v) for k, v in metrics.items()}}
+        with open(self.path, "a") as f:
+            f.write(json.dumps(record, allow_nan=True) + "\n")
+        if self.run is not None and update > self.skip_through:
+            try:
+                self.run.log(metrics, step=update)
+            except Exception as error:  # noqa: BLE001
+                print(f"WARNING: wandb.log failed ({error})")
+
+    def upload(self, path: Path, name: str) -> None:
+        if self.run is None or not self.upload_artifacts:
+            return
+        try:
+            import wandb
+
+            artifact = wandb.Artifact(name, type="model")
+            artifact.add_file(str(path))
+            self.run.log_artifact(artifact)
+        except Exception as error:  # noqa: BLE001
+            print(f"WARNING: artifact upload of {path} failed ({error})")
+
+    def finish(self) -> None:
+        if self.run is not None:
+            try:
+                self.run.finish()
+            except Exception as error:  # noqa: BLE001
+                print(f"WARNING: wandb.finish failed ({error})")
+            self.run = None
+
+
+def _default_entity(wandb) -> str:
+    try:
+        return wandb.Api().default_entity
+    except Exception as error:  # noqa: BLE001
+        raise RuntimeError(f"--rewind needs a W&B entity; pass --entity ({error})") from error
+
+
+def _jsonable(value):
+    value = float(value)
+    return None if math.isnan(value) else value

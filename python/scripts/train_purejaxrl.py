@@ -1,0 +1,20 @@
+#!/usr/bin/env python3
+"""Train a masked-PPO agent on the HackMatrix JAX engine (PureJaxRL style).
+
+Examples:
+    JAX_PLATFORMS=cpu python python/scripts/train_purejaxrl.py --num-envs 64 --no-wandb
+    python python/scripts/train_purejaxrl.py --total-timesteps 100000000 \\
+        --num-envs 2048 --num-steps 128 --lr 6.25e-5 --ent-coef 0.15
+    python python/scripts/train_purejaxrl.py --resume            # latest run
+See specs/training.md and specs/training-guide.md.
+"""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from hackmatrix.purejaxrl.cli import main  # noqa: E402
+
+if __name__ == "__main__":
+    sys.exit(main())
