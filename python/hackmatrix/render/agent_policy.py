@@ -1,0 +1,186 @@
+"""A trained JAX policy, loaded for watching (training.md §5.1).
+
+Finds the parameters file (`--latest` rules, run directories, `.pkl` or
+`.npz`), detects the network's width and depth from the parameter names
+(`Dense_0 .. Dense_{L-1}` trunk, `Dense_L` actor, `Dense_{L+1}` critic,
+training.md §2.3), checks them with a forward pass on a zero observation,
+and picks actions: greedy (argmax of the masked logits) or sampled from the
+masked softmax. The network itself is the trainer's `ActorCritic`, so the
+viewer runs exactly the model that was trained.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .names import ACTION_COUNT
+
+OBS_SIZE = 1545
+_PARAMS_RE = re.compile(r"^params_(\d+)\.npz$")
+_CHECKPOINT_RE = re.compile(r"^checkpoint_(\d+)\.pkl$")
+
+
+class PolicyLoadError(ValueError):
+    """A parameters path that cannot be used; the message names the file."""
+
+
+# ----------------------------------------------------------------- finding files
+
+
+def _numbered(directory: Path, pattern: re.Pattern) -> list[tuple[int, Path]]:
+    found = []
+    for entry in directory.iterdir():
+        match = pattern.match(entry.name)
+        if match and entry.is_file():
+            found.append((int(match.group(1)), entry))
+    return sorted(found)
+
+
+def params_in_run(run_dir: Path) -> Path | None:
+    """A run's best parameters file for watching: final_params.npz, else the highest params_N.npz."""
+    final = run_dir / "final_params.npz"
+    if final.is_file():
+        return final
+    numbered = _numbered(run_dir, _PARAMS_RE)
+    return numbered[-1][1] if numbered else None
+
+
+def find_latest_params(checkpoint_dir: str | Path) -> Path:
+    """`--latest`: the newest run directory anywhere under `checkpoint_dir` that holds parameters."""
+    root = Path(checkpoint_dir)
+    if not root.is_dir():
+        raise PolicyLoadError(f"--latest: checkpoint directory {root} does not exist")
+    runs = [d for d in [root, *root.rglob("*")] if d.is_dir() and params_in_run(d) is not None]
+    if not runs:
+        raise PolicyLoadError(f"--latest: no final_params.npz or params_*.npz under {root}")
+    newest = max(runs, key=lambda d: (max(f.stat().st_mtime for f in d.iterdir() if f.is_file()), str(d)))
+    return params_in_run(newest)
+
+
+def resolve_model_path(path: str | Path) -> Path:
+    """A `.npz` or `.pkl` file as given; a run directory means its final or highest params file."""
+    path = Path(path)
+    if path.is_dir():
+        found = params_in_run(path)
+        if found is None:
+            checkpoints = _numbered(path, _CHECKPOINT_RE)
+            if not checkpoints:
+                raise PolicyLoadError(f"{path}: a directory without final_params.npz, params_*.npz "
+                                      "or checkpoint_*.pkl")
+            found = checkpoints[-1][1]
+        return found
+    if not path.is_file():
+        raise PolicyLoadError(f"{path}: no such file or directory")
+    if path.suffix not in (".npz", ".pkl"):
+        raise PolicyLoadError(f"{path}: expected a .npz or .pkl parameters file")
+    return path
+
+
+def load_param_tree(path: Path) -> dict:
+    """The `{"params": {"Dense_i": {"kernel", "bias"}}}` tree from a `.npz` or `.pkl`."""
+    from hackmatrix.purejaxrl.checkpoint import CheckpointError, load_params
+
+    try:
+        tree = load_params(path)
+    except CheckpointError as error:
+        raise PolicyLoadError(str(error)) from error
+    if hasattr(tree, "unfreeze"):
+        tree = tree.unfreeze()
+    if not isinstance(tree, dict) or "params" not in tree:
+        raise PolicyLoadError(f"{path}: expected a parameter tree with a top-level 'params' entry")
+    return tree
+
+
+# ----------------------------------------------------------- architecture
+
+
+@dataclass(frozen=True)
+class Architecture:
+    hidden_dim: int
+    num_layers: int
+
+
+def detect_architecture(tree: dict, source: str = "parameters") -> Architecture:
+    params = tree["params"]
+    dense = sorted((int(m.group(1)), name) for name in params if (m := re.fullmatch(r"Dense_(\d+)", name)))
+    if len(dense) < 3 or [i for i, _ in dense] != list(range(len(dense))):
+        raise PolicyLoadError(f"{source}: expected Dense_0..Dense_(L+1) (trunk, actor, critic), "
+                              f"found {sorted(params)}")
+    kernel = np.asarray(params["Dense_0"]["kernel"])
+    if kernel.ndim != 2:
+        raise PolicyLoadError(f"{source}: Dense_0.kernel has shape {kernel.shape}, expected 2 dimensions")
+    return Architecture(hidden_dim=int(kernel.shape[1]), num_layers=len(dense) - 2)
+
+
+def _shapes(tree) -> dict[str, tuple]:
+    return {f"{layer}.{name}": tuple(np.shape(value))
+            for layer, leaves in sorted(tree["params"].items()) for name, value in sorted(leaves.items())}
+
+
+# ------------------------------------------------------------------ policy
+
+
+class Policy:
+    """Picks actions from flat observations and masks."""
+
+    def __init__(self, tree: dict, architecture: Architecture, source: str = "parameters", seed: int = 0):
+        import jax
+
+        from hackmatrix.purejaxrl.network import ActorCritic
+
+        self.architecture = architecture
+        self.source = source
+        self._network = ActorCritic(hidden_dim=architecture.hidden_dim, num_layers=architecture.num_layers)
+        expected = jax.eval_shape(self._network.init, jax.random.PRNGKey(0), np.zeros((OBS_SIZE,), np.float32))
+        want, have = _shapes(expected), _shapes(tree)
+        if want != have:
+            detected = detect_architecture(tree, source)
+            diff = [f"{k}: file {have.get(k)} vs requested {want.get(k)}"
+                    for k in sorted(set(want) | set(have)) if want.get(k) != have.get(k)]
+            raise PolicyLoadError(
+                f"{source}: parameters do not fit the requested network "
+                f"(requested hidden_dim={architecture.hidden_dim}, num_layers={architecture.num_layers}; "
+                f"detected hidden_dim={detected.hidden_dim}, num_layers={detected.num_layers}): "
+                + "; ".join(diff[:6]))
+        self._params = jax.tree_util.tree_map(lambda x: np.asarray(x, np.float32), tree)
+        self._apply = jax.jit(self._network.apply)
+        logits, value = self._apply(self._params, np.zeros((OBS_SIZE,), np.float32))  # the test forward pass
+        if np.shape(logits) != (ACTION_COUNT,) or np.shape(value) != ():
+            raise PolicyLoadError(f"{source}: the network gives logits {np.shape(logits)} and value "
+                                  f"{np.shape(value)}, expected ({ACTION_COUNT},) and ()")
+        self._rng = np.random.default_rng(seed)
+
+    def logits(self, observation: np.ndarray) -> np.ndarray:
+        obs = np.asarray(observation, dtype=np.float32)
+        if obs.shape != (OBS_SIZE,):
+            raise ValueError(f"observation must have shape ({OBS_SIZE},), got {obs.shape}")
+        logits, _ = self._apply(self._params, obs)
+        return np.asarray(logits, dtype=np.float32)
+
+    def act(self, observation: np.ndarray, mask, *, greedy: bool = True) -> int:
+        mask = np.asarray(mask, dtype=bool)
+        if mask.shape != (ACTION_COUNT,):
+            raise ValueError(f"mask must have shape ({ACTION_COUNT},), got {mask.shape}")
+        if not mask.any():
+            raise ValueError("no valid action: the mask is all false")
+        logits = np.where(mask, self.logits(observation).astype(np.float64), -np.inf)
+        if greedy:
+            return int(np.argmax(logits))
+        probs = np.exp(logits - logits.max())
+        probs /= probs.sum()
+        return int(self._rng.choice(ACTION_COUNT, p=probs))
+
+
+def load_policy(path: str | Path, *, hidden_dim: int | None = None, num_layers: int | None = None,
+                seed: int = 0) -> Policy:
+    """Load parameters and build the policy; explicit sizes override the detected ones."""
+    path = resolve_model_path(path)
+    tree = load_param_tree(path)
+    detected = detect_architecture(tree, str(path))
+    architecture = Architecture(hidden_dim=hidden_dim if hidden_dim is not None else detected.hidden_dim,
+                                num_layers=num_layers if num_layers is not None else detected.num_layers)
+    return Policy(tree, architecture, source=str(path), seed=seed)
