@@ -1,0 +1,92 @@
+"""36-cell sets packed into two uint32 words, for cheap fixed-iteration flood fills.
+
+Cell c = 6*row + col lives in word `lo` (rows 0..2) at bit c, or in word `hi`
+(rows 3..5) at bit c - 18. A 4-neighbourhood dilation is a handful of shifts.
+"""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+_MASK18 = np.uint32((1 << 18) - 1)
+_ROW = np.uint32(0x3F)
+_NOT_COL0 = np.uint32(sum(1 << (6 * r + c) for r in range(3) for c in range(1, 6)))
+_NOT_COL5 = np.uint32(sum(1 << (6 * r + c) for r in range(3) for c in range(0, 5)))
+_SHIFTS_LO = np.array([1 << i if i < 18 else 0 for i in range(36)], np.uint32)
+_SHIFTS_HI = np.array([1 << (i - 18) if i >= 18 else 0 for i in range(36)], np.uint32)
+MAX_DIST = 35
+FULL = (_MASK18, _MASK18)  # all 36 cells  # longest shortest path on 36 cells
+
+
+def pack(mask):
+    """bool[..., 36] -> (lo, hi) uint32 words."""
+    m = mask.astype(jnp.uint32)
+    lo = jnp.sum(m * _SHIFTS_LO, axis=-1, dtype=jnp.uint32)
+    hi = jnp.sum(m * _SHIFTS_HI, axis=-1, dtype=jnp.uint32)
+    return lo, hi
+
+
+def cell_bits(c):
+    """The set {c} for an int32 cell index (36 or more gives the empty set)."""
+    c = jnp.asarray(c, jnp.int32)
+    one = jnp.uint32(1)
+    lo = jnp.where(c < 18, one << jnp.clip(c, 0, 17).astype(jnp.uint32), jnp.uint32(0))
+    hi = jnp.where((c >= 18) & (c < 36), one << jnp.clip(c - 18, 0, 17).astype(jnp.uint32), jnp.uint32(0))
+    return lo, hi
+
+
+def dilate(lo, hi):
+    """The set plus its 4-neighbours (within the board)."""
+    left = ((lo & _NOT_COL0) >> 1, (hi & _NOT_COL0) >> 1)
+    right = ((lo & _NOT_COL5) << 1, (hi & _NOT_COL5) << 1)
+    up_lo = (lo << 6) & _MASK18
+    up_hi = ((hi << 6) | (lo >> 12)) & _MASK18
+    down_lo = (lo >> 6) | ((hi & _ROW) << 12)
+    down_hi = hi >> 6
+    return (lo | left[0] | right[0] | up_lo | down_lo, hi | left[1] | right[1] | up_hi | down_hi)
+
+
+def intersects(a, b):
+    return ((a[0] & b[0]) | (a[1] & b[1])) != 0
+
+
+def band(a, b):
+    return (a[0] & b[0], a[1] & b[1])
+
+
+def bor(a, b):
+    return (a[0] | b[0], a[1] | b[1])
+
+
+def bnot(a):
+    return (~a[0] & _MASK18, ~a[1] & _MASK18)
+
+
+def first_reached(start, passable, targets):
+    """Breadth-first layers from `start` through `passable` cells.
+
+    `targets` is a tuple of K cell sets (each (lo, hi), possibly empty).
+    Returns (dist int32[K], first int32): dist[k] is the layer at which target
+    k is first reached (-1 if never, start itself is layer 0), and `first` the
+    lowest k among the targets reached at the smallest layer (-1 if none).
+    """
+    k = len(targets)
+    t_lo = jnp.stack([t[0] for t in targets])
+    t_hi = jnp.stack([t[1] for t in targets])
+
+    def hit(reached):
+        return ((reached[0] & t_lo) | (reached[1] & t_hi)) != 0
+
+    def body(i, carry):
+        reached, dist = carry
+        grown = band(dilate(*reached), passable)
+        reached = bor(reached, grown)
+        dist = jnp.where((dist < 0) & hit(reached), i + 1, dist)
+        return reached, dist
+
+    dist0 = jnp.where(hit(start), 0, -1).astype(jnp.int32)
+    _, dist = jax.lax.fori_loop(0, MAX_DIST, body, (start, dist0))
+    best = jnp.min(jnp.where(dist >= 0, dist, 1 << 20))
+    first = jnp.argmax((dist == best) & (dist >= 0)).astype(jnp.int32)
+    first = jnp.where(jnp.any(dist >= 0), first, -1)
+    return dist, first

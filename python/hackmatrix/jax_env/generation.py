@@ -1,0 +1,131 @@
+"""Reset and stage generation (game-rules.md §10): exit, data siphons, blocks, resources, transmissions."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from . import bits
+from .constants import (BLOCK, BLOCK_ATTEMPTS, CORNERS, DATA_SIPHON, EMPTY, EXIT, KIND_DATA, KIND_PROGRAM,
+                        KIND_QUESTION, NUM_CELLS, NUM_PROGRAMS, SITE_BLOCK_CELLS, SITE_BLOCK_COUNT,
+                        SITE_BLOCK_IS_DATA, SITE_BLOCK_IS_QUESTION, SITE_BLOCK_POINTS, SITE_BLOCK_PROGRAM_RANK,
+                        SITE_EXIT_CORNER, SITE_RESOURCE_AMOUNT, SITE_RESOURCE_KIND, SITE_STAGE_TX_CELL,
+                        SITE_STAGE_TX_TYPE, SITE_START_BONUS, SITE_START_CORNER, SPAWN_COST)
+from .rng import draw, draw_from_base, rank_keys, site_base
+from .spawning import CELLS, occupied_cells, spawn_transmissions
+from .state import empty_state
+
+IS_CORNER = np.isin(np.arange(NUM_CELLS), CORNERS)
+ATTEMPTS = np.arange(BLOCK_ATTEMPTS, dtype=np.int32)
+PROGRAMS = np.arange(NUM_PROGRAMS, dtype=np.int32)
+
+
+def _pick_corner(seed, site, step, allowed):
+    """Pick one cell of the corners where `allowed` (bool[4]) holds; returns a cell index."""
+    keys = draw(seed, site, step, jnp.asarray(CORNERS))
+    rank = rank_keys(keys, allowed)
+    return jnp.asarray(CORNERS)[jnp.argmin(rank)]
+
+
+def _layouts_valid(chosen, exit_pos):
+    """layoutIsValid (§10.4) for a batch of block sets chosen: bool[A, 36]."""
+    blocks = bits.pack(chosen)
+    free = bits.bnot(blocks)
+    origin = bits.cell_bits(jnp.asarray(0))
+    not_exit = bits.bnot(bits.cell_bits(exit_pos))
+    expandable = bits.bor(bits.band(free, not_exit), origin)
+
+    def body(_, visited):
+        grown = bits.dilate(*bits.band(visited, expandable))
+        return bits.band(bits.bor(visited, grown), free)
+
+    start = (jnp.broadcast_to(origin[0], blocks[0].shape), jnp.broadcast_to(origin[1], blocks[1].shape))
+    visited = jax.lax.fori_loop(0, bits.MAX_DIST, body, start)
+    connected = (visited[0] == free[0]) & (visited[1] == free[1])
+    reach = bits.dilate(*free)  # blocks next to a free cell
+    siphonable = ~bits.intersects(blocks, bits.bnot(reach))
+    return connected & siphonable
+
+
+def place_blocks(board, seed, step, exit_pos):
+    """placeBlocks (§10.3): the lowest-numbered valid attempt, all attempts evaluated at once."""
+    n = 5 + (draw(seed, SITE_BLOCK_COUNT, step, 0) % jnp.uint32(7)).astype(jnp.int32)
+    has_enemy, has_tx = occupied_cells(board)
+    allowed = ~IS_CORNER & ~has_enemy & ~has_tx
+    items = (36 * ATTEMPTS[:, None] + CELLS[None, :]).astype(np.uint32)
+    keys = draw_from_base(site_base(seed, SITE_BLOCK_CELLS, step), items)
+    chosen_all = allowed[None, :] & (rank_keys(keys, jnp.broadcast_to(allowed, keys.shape)) < n)
+    valid = _layouts_valid(chosen_all, exit_pos)
+    any_valid = jnp.any(valid)
+    a = jnp.argmax(valid)
+    chosen = chosen_all[a] & any_valid
+    item = (36 * a + CELLS).astype(jnp.uint32)
+    data = draw(seed, SITE_BLOCK_IS_DATA, step, item) % jnp.uint32(100) < 50
+    question = draw(seed, SITE_BLOCK_IS_QUESTION, step, item) % jnp.uint32(100) < 10
+    points = 1 + (draw(seed, SITE_BLOCK_POINTS, step, item) % jnp.uint32(9)).astype(jnp.int32)
+    prog_keys = draw(seed, SITE_BLOCK_PROGRAM_RANK, step, (36 * a + PROGRAMS).astype(jnp.uint32))
+    prog_rank = rank_keys(prog_keys, jnp.ones(NUM_PROGRAMS, jnp.bool_))
+    program_by_rank = jnp.zeros(NUM_PROGRAMS, jnp.int32).at[prog_rank].set(PROGRAMS)
+    is_prog = chosen & ~data
+    k = jnp.cumsum(is_prog) - is_prog  # program-bearing chosen cells before this one
+    program = jnp.where(is_prog, program_by_rank[jnp.clip(k, 0, NUM_PROGRAMS - 1)], 0)
+    kind = jnp.where(question, KIND_QUESTION, jnp.where(data, KIND_DATA, KIND_PROGRAM))
+    spawn = jnp.where(data, points, jnp.asarray(SPAWN_COST)[program])
+    return board.replace(
+        content=jnp.where(chosen, BLOCK, board.content),
+        block_kind=jnp.where(chosen, kind, 0),
+        hidden_is_data=chosen & data,
+        points=jnp.where(chosen & data, points, 0),
+        program=jnp.where(is_prog, program, 0),
+        spawn_count=jnp.where(chosen, spawn, 0),
+    )
+
+
+def place_resources(board, seed, step):
+    """placeResources (§10.5) on EMPTY and DATA_SIPHON cells."""
+    target = (board.content == EMPTY) | (board.content == DATA_SIPHON)
+    r = draw(seed, SITE_RESOURCE_AMOUNT, step, CELLS) % jnp.uint32(100)
+    amount = jnp.where(r < 45, 1, jnp.where(r < 90, 2, 3)).astype(jnp.int32)
+    credits = draw(seed, SITE_RESOURCE_KIND, step, CELLS) % jnp.uint32(100) < 50
+    return board.replace(
+        cell_credits=jnp.where(target & credits, amount, 0),
+        cell_energy=jnp.where(target & ~credits, amount, 0),
+    )
+
+
+def generate_stage(state):
+    """generateStage (§10.2) with the state's stepIndex; keeps player, lists and pending."""
+    seed, step = state.seed, state.step_index
+    board = state.board
+    player = board.player_pos
+    zeros_i = jnp.zeros(NUM_CELLS, jnp.int32)
+    zeros_b = jnp.zeros(NUM_CELLS, jnp.bool_)
+    exit_pos = _pick_corner(seed, SITE_EXIT_CORNER, step, jnp.asarray(CORNERS) != player)
+    content = jnp.where(IS_CORNER & (CELLS != player), DATA_SIPHON, EMPTY)
+    content = jnp.where(CELLS == exit_pos, EXIT, content).astype(jnp.int32)
+    board = board.replace(
+        turn=jnp.asarray(0, jnp.int32), show_activated=jnp.asarray(False), tasks_disabled=jnp.asarray(False),
+        atk_plus_uses=jnp.asarray(0, jnp.int32), content=content, block_kind=zeros_i, hidden_is_data=zeros_b,
+        points=zeros_i, program=zeros_i, spawn_count=zeros_i, cell_credits=zeros_i, cell_energy=zeros_i,
+        siphoned=zeros_b, siphon_center=zeros_b)
+    board = place_blocks(board, seed, step, exit_pos)
+    board = place_resources(board, seed, step)
+    board = spawn_transmissions(board, state.stage, seed, step, SITE_STAGE_TX_CELL, SITE_STAGE_TX_TYPE,
+                                False, False)
+    return state.replace(board=board, exit_pos=exit_pos, next_task_turn=state.interval,
+                         step_active=jnp.asarray(False), history_count=jnp.asarray(0, jnp.int32))
+
+
+def new_game(seed):
+    """reset(seed) of §10.1 as a pure function of a uint32 seed."""
+    seed = jnp.asarray(seed, jnp.uint32)
+    state = empty_state().replace(seed=seed)
+    zero = jnp.asarray(0, jnp.uint32)
+    player = _pick_corner(seed, SITE_START_CORNER, zero, jnp.ones(4, jnp.bool_))
+    bonus = (draw(seed, SITE_START_BONUS, zero, 0) % jnp.uint32(3)).astype(jnp.int32)
+    board = state.board.replace(
+        player_pos=player,
+        credits=jnp.where(bonus == 0, 10, 0).astype(jnp.int32),
+        energy=jnp.where(bonus == 1, 11, 0).astype(jnp.int32),
+        data_siphons=jnp.where(bonus == 2, 1, 0).astype(jnp.int32),
+    )
+    return generate_stage(state.replace(board=board))

@@ -1,0 +1,37 @@
+"""List semantics over fixed slots: stable compaction (removal) and appending."""
+
+import jax.numpy as jnp
+
+from .constants import MAX_OCCUPANTS
+
+ENEMY_FIELDS = ("e_active", "e_type", "e_pos", "e_hp", "e_disabled", "e_stunned",
+                "e_from_siphon", "e_from_sched", "e_last_known")
+TRANSMISSION_FIELDS = ("t_active", "t_pos", "t_countdown", "t_type", "t_from_siphon", "t_from_sched")
+
+
+def compaction_order(keep):
+    """Slot permutation that moves kept slots to the front, in their order (a stable partition)."""
+    slots = jnp.arange(MAX_OCCUPANTS)
+    return jnp.argsort(jnp.where(keep, slots, slots + MAX_OCCUPANTS))
+
+
+def compact(board, keep, fields):
+    """Keep the slots where `keep` is true (a subset of the active ones), closing gaps."""
+    order = compaction_order(keep)
+    active_name = fields[0]
+    updates = {f: getattr(board, f)[order] for f in fields}
+    updates[active_name] = keep[order]
+    return board.replace(**updates)
+
+
+def remove_enemies(board, dead):
+    return compact(board, board.e_active & ~dead, ENEMY_FIELDS)
+
+
+def remove_transmissions(board, dead):
+    return compact(board, board.t_active & ~dead, TRANSMISSION_FIELDS)
+
+
+def append_slots(active, count_new):
+    """For appending `count_new` entries after the active prefix: their target slot per new index."""
+    return jnp.sum(active).astype(jnp.int32) + jnp.arange(count_new, dtype=jnp.int32)

@@ -1,0 +1,69 @@
+"""The action mask of game-rules.md §3.2."""
+
+import jax.numpy as jnp
+
+from .constants import (BLOCK, DAEMON, LAST_STAGE, MAX_HP, NEIGHBOURS, NUM_CELLS,
+                        PROGRAM_CREDITS, PROGRAM_ENERGY, RING, RUNNING, VIRUS, ATK_PLUS_PER_STAGE)
+from .spawning import occupied_cells
+
+
+def enemy_slot_at(board):
+    """int32[37]: the enemy slot on each cell, -1 when none (index 36 is padding)."""
+    where = jnp.where(board.e_active, board.e_pos, NUM_CELLS)
+    return jnp.full(NUM_CELLS + 1, -1, jnp.int32).at[where].set(jnp.arange(where.shape[0], dtype=jnp.int32))
+
+
+def transmission_slot_at(board):
+    where = jnp.where(board.t_active, board.t_pos, NUM_CELLS)
+    return jnp.full(NUM_CELLS + 1, -1, jnp.int32).at[where].set(jnp.arange(where.shape[0], dtype=jnp.int32))
+
+
+def action_mask(state):
+    """bool[28]; all false once the game is over."""
+    b = state.board
+    player = b.player_pos
+    has_enemy, has_tx = occupied_cells(b)
+    is_block = b.content == BLOCK
+    targets = jnp.asarray(NEIGHBOURS)[player]
+    in_bounds = targets < NUM_CELLS
+    t = jnp.clip(targets, 0, NUM_CELLS - 1)
+    directions = in_bounds & (~is_block[t] | has_enemy[t])
+    siphon = b.data_siphons > 0
+
+    any_enemy = jnp.any(b.e_active)
+    any_tx = jnp.any(b.t_active)
+    ring = jnp.asarray(RING)[player]
+    e_row, e_col = b.e_pos // 6, b.e_pos % 6
+    on_block = is_block[b.e_pos] & b.e_active
+    conditions = jnp.stack([
+        any_enemy,  # PUSH
+        any_enemy,  # PULL
+        jnp.any(ring & (is_block | has_enemy | has_tx)),  # CRASH
+        any_enemy | any_tx,  # WARP
+        any_enemy,  # POLY
+        True,  # WAIT
+        jnp.any(on_block),  # DEBUG
+        jnp.any(b.e_active & (e_row == player // 6)),  # ROW
+        jnp.any(b.e_active & (e_col == player % 6)),  # COL
+        state.history_count > 0,  # UNDO
+        True,  # STEP
+        True,  # SIPH+
+        b.credits >= 4,  # EXCH
+        ~b.show_activated,  # SHOW
+        b.hp < MAX_HP,  # RESET
+        ~b.tasks_disabled,  # CALM
+        jnp.any(b.e_active & (b.e_type == DAEMON)),  # D_BOM
+        any_tx,  # DELAY
+        jnp.any(b.e_active & (b.e_type == VIRUS)),  # ANTI-V
+        state.stage < LAST_STAGE,  # SCORE
+        jnp.any(is_block & ~b.siphoned & (b.spawn_count > 0)),  # REDUC
+        b.atk_plus_uses < ATK_PLUS_PER_STAGE,  # ATK+
+        jnp.any(b.siphoned),  # HACK
+    ])
+    programs = (b.owned & (b.credits >= jnp.asarray(PROGRAM_CREDITS)) & (b.energy >= jnp.asarray(PROGRAM_ENERGY))
+                & conditions)
+    mask = jnp.concatenate([directions, siphon[None], programs])
+    return mask & (state.outcome == RUNNING)
+
+
+get_action_mask = action_mask

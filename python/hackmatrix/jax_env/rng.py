@@ -1,0 +1,57 @@
+"""The keyed hash of randomness.md: every game decision is draw(seed, site, step, item)."""
+
+import jax.numpy as jnp
+
+_GOLDEN = 0x9E3779B9
+
+
+def mix32(x):
+    """The 32-bit finaliser of randomness.md; wraps on jnp.uint32."""
+    x = jnp.asarray(x, jnp.uint32)
+    x = x ^ (x >> 16)
+    x = x * jnp.uint32(0x21F0AAAD)
+    x = x ^ (x >> 15)
+    x = x * jnp.uint32(0x735A2D97)
+    x = x ^ (x >> 15)
+    return x
+
+
+def site_base(seed, site, step):
+    """The part of draw() shared by every item of one (seed, site, step)."""
+    seed = jnp.asarray(seed, jnp.uint32)
+    step = jnp.asarray(step, jnp.uint32)
+    return mix32(mix32(mix32(seed ^ jnp.uint32(_GOLDEN)) ^ jnp.uint32(site)) ^ step)
+
+
+def draw_from_base(base, item):
+    return mix32(base ^ jnp.asarray(item, jnp.uint32))
+
+
+def draw(seed, site, step, item):
+    """draw(seed, site, step, item) of randomness.md; broadcasts over item."""
+    return draw_from_base(site_base(seed, site, step), item)
+
+
+def draw_mod(seed, site, step, item, n):
+    """draw(...) mod n as int32 (n a positive Python int or int32 array)."""
+    return (draw(seed, site, step, item) % jnp.asarray(n, jnp.uint32)).astype(jnp.int32)
+
+
+def rank_keys(keys, candidate, group=None):
+    """Rank of each candidate in ascending (group, key, index) order.
+
+    Non-candidates get a rank >= the number of entries. Pairwise counting
+    instead of a sort: small (n <= 36) and vectorises well.
+    """
+    n = keys.shape[-1]
+    idx = jnp.arange(n)
+    k_other = keys[..., None, :]
+    k_self = keys[..., :, None]
+    before = (k_other < k_self) | ((k_other == k_self) & (idx[None, :] < idx[:, None]))
+    if group is not None:
+        g_other = group[..., None, :]
+        g_self = group[..., :, None]
+        before = (g_other < g_self) | ((g_other == g_self) & before)
+    before = before & candidate[..., None, :]
+    rank = jnp.sum(before, axis=-1).astype(jnp.int32)
+    return jnp.where(candidate, rank, n + rank)

@@ -1,0 +1,122 @@
+"""Fixed-shape game state (game-rules.md §2) as flax.struct dataclasses.
+
+`Board` holds exactly the fields an UNDO snapshot restores (§7.10); `EnvState`
+adds the fields UNDO leaves alone and a stack of `UNDO_DEPTH` boards as history.
+Enemies and transmissions live in 35 slots each. Active entries always form a
+prefix of the slots in list order: removal compacts stably, appends go right
+after the last active entry.
+"""
+
+import jax.numpy as jnp
+from flax import struct
+
+from .constants import MAX_OCCUPANTS, NUM_CELLS, NUM_PROGRAMS, UNDO_DEPTH
+
+
+@struct.dataclass
+class EnvParams:
+    """No tunables yet (gymnax convention)."""
+
+
+@struct.dataclass
+class Board:
+    # player
+    player_pos: jnp.ndarray  # int32 cell index
+    hp: jnp.ndarray
+    credits: jnp.ndarray
+    energy: jnp.ndarray
+    data_siphons: jnp.ndarray
+    attack: jnp.ndarray
+    score: jnp.ndarray
+    owned: jnp.ndarray  # bool[23]
+    turn: jnp.ndarray
+    # cells
+    content: jnp.ndarray  # int32[36]: EMPTY / BLOCK / DATA_SIPHON / EXIT
+    block_kind: jnp.ndarray  # int32[36]
+    hidden_is_data: jnp.ndarray  # bool[36]: data-bearing (for every kind)
+    points: jnp.ndarray  # int32[36]
+    program: jnp.ndarray  # int32[36]
+    spawn_count: jnp.ndarray  # int32[36]
+    cell_credits: jnp.ndarray  # int32[36]
+    cell_energy: jnp.ndarray  # int32[36]
+    siphoned: jnp.ndarray  # bool[36]
+    siphon_center: jnp.ndarray  # bool[36]
+    # enemies (35 slots, active prefix)
+    e_active: jnp.ndarray
+    e_type: jnp.ndarray
+    e_pos: jnp.ndarray
+    e_hp: jnp.ndarray
+    e_disabled: jnp.ndarray
+    e_stunned: jnp.ndarray
+    e_from_siphon: jnp.ndarray
+    e_from_sched: jnp.ndarray
+    e_last_known: jnp.ndarray  # cell index
+    # transmissions (35 slots, active prefix)
+    t_active: jnp.ndarray
+    t_pos: jnp.ndarray
+    t_countdown: jnp.ndarray
+    t_type: jnp.ndarray
+    t_from_siphon: jnp.ndarray
+    t_from_sched: jnp.ndarray
+    # flags
+    show_activated: jnp.ndarray
+    tasks_disabled: jnp.ndarray
+    atk_plus_uses: jnp.ndarray
+
+
+@struct.dataclass
+class EnvState:
+    board: Board
+    seed: jnp.ndarray  # uint32
+    step_index: jnp.ndarray  # uint32
+    outcome: jnp.ndarray  # RUNNING / DIED / WON
+    stage: jnp.ndarray
+    interval: jnp.ndarray
+    next_task_turn: jnp.ndarray
+    pending: jnp.ndarray
+    step_active: jnp.ndarray
+    exit_pos: jnp.ndarray
+    history: Board  # every leaf has a leading axis of UNDO_DEPTH, oldest first
+    history_count: jnp.ndarray
+
+
+def _i(v=0):
+    return jnp.asarray(v, jnp.int32)
+
+
+def _b(v=False):
+    return jnp.asarray(v, jnp.bool_)
+
+
+def empty_board() -> Board:
+    """All-zero board: no blocks, no enemies, no transmissions, player at cell 0."""
+    zi36 = jnp.zeros(NUM_CELLS, jnp.int32)
+    zb36 = jnp.zeros(NUM_CELLS, jnp.bool_)
+    zi = jnp.zeros(MAX_OCCUPANTS, jnp.int32)
+    zb = jnp.zeros(MAX_OCCUPANTS, jnp.bool_)
+    return Board(
+        player_pos=_i(), hp=_i(3), credits=_i(), energy=_i(), data_siphons=_i(), attack=_i(1),
+        score=_i(), owned=jnp.zeros(NUM_PROGRAMS, jnp.bool_), turn=_i(),
+        content=zi36, block_kind=zi36, hidden_is_data=zb36, points=zi36, program=zi36,
+        spawn_count=zi36, cell_credits=zi36, cell_energy=zi36, siphoned=zb36, siphon_center=zb36,
+        e_active=zb, e_type=zi, e_pos=zi, e_hp=zi, e_disabled=zi, e_stunned=zb,
+        e_from_siphon=zb, e_from_sched=zb, e_last_known=zi,
+        t_active=zb, t_pos=zi, t_countdown=zi, t_type=zi, t_from_siphon=zb, t_from_sched=zb,
+        show_activated=_b(), tasks_disabled=_b(), atk_plus_uses=_i(),
+    )
+
+
+def empty_state() -> EnvState:
+    board = empty_board()
+    history = jax_tree_stack([board] * UNDO_DEPTH)
+    return EnvState(
+        board=board, seed=jnp.asarray(0, jnp.uint32), step_index=jnp.asarray(0, jnp.uint32),
+        outcome=_i(), stage=_i(1), interval=_i(12), next_task_turn=_i(12), pending=_i(),
+        step_active=_b(), exit_pos=_i(35), history=history, history_count=_i(),
+    )
+
+
+def jax_tree_stack(trees):
+    import jax
+
+    return jax.tree_util.tree_map(lambda *xs: jnp.stack(xs), *trees)

@@ -1,0 +1,121 @@
+"""One step (game-rules.md §4): a chain of phases, each mirroring a section of the rules."""
+
+import jax
+import jax.numpy as jnp
+
+from .actions import directional, siphon
+from .constants import (DIED, LAST_STAGE, MAX_HP, NUM_ACTIONS, PROGRAM_CREDITS, PROGRAM_ENERGY,
+                        REWARD_COMPONENT_NAMES, RUNNING, WAIT, WON)
+from .enemy_phase import enemy_phase
+from .generation import generate_stage
+from .mask import action_mask
+from .programs import run_program
+from .rewards import exit_distance, reward_components, siphon_quality
+
+
+def _select(pred, a, b):
+    return jax.tree_util.tree_map(lambda x, y: jnp.where(pred, x, y), a, b)
+
+
+def player_action(state, action):
+    """§5 / §6 / §7: run the action itself. Returns (state, ev, ends_turn)."""
+    dir_state, dir_ev = directional(state, jnp.clip(action, 0, 3))
+    sip_state, sip_ev = siphon(state)
+    p = jnp.clip(action - 5, 0, 22)
+    paid = state.replace(board=state.board.replace(
+        credits=state.board.credits - jnp.asarray(PROGRAM_CREDITS)[p],
+        energy=state.board.energy - jnp.asarray(PROGRAM_ENERGY)[p]))
+    prog_state, prog_ev = run_program(paid, p)
+    is_dir, is_siphon = action < 4, action == 4
+    new = _select(is_dir, dir_state, _select(is_siphon, sip_state, prog_state))
+    zero = jnp.asarray(0, jnp.int32)
+    ev = {
+        "enemies_killed": jnp.where(is_dir, dir_ev["enemies_killed"], jnp.where(is_siphon, zero, prog_ev["enemies_killed"])),
+        "transmissions_killed": jnp.where(is_dir, dir_ev["transmissions_killed"],
+                                          jnp.where(is_siphon, zero, prog_ev["transmissions_killed"])),
+        "data_siphon_collected": is_dir & dir_ev["data_siphon_collected"],
+        "exit_reached": jnp.where(is_dir, dir_ev["exit_reached"], ~is_siphon & prog_ev["exit_reached"]),
+        "siphon_used": is_siphon,
+    }
+    ends_turn = jnp.where(is_dir, ~dir_ev["exit_reached"], is_siphon | (p == WAIT))
+    return new, ev, ends_turn
+
+
+def complete_stage(state):
+    """§10.6: +1 hp, then the next stage or victory."""
+    board = state.board.replace(hp=jnp.minimum(MAX_HP, state.board.hp + 1))
+    state = state.replace(board=board)
+    last = state.stage >= LAST_STAGE
+    advanced = state.replace(stage=jnp.minimum(state.stage + 1, LAST_STAGE),
+                             interval=13 - jnp.minimum(state.stage + 1, LAST_STAGE))
+    generated = generate_stage(advanced)
+    won = state.replace(outcome=jnp.asarray(WON, jnp.int32))
+    return _select(last, won, generated)
+
+
+def end_check(state):
+    """§4 end / §11: dead after the enemy phase, or trapped with no legal action."""
+    running = state.outcome == RUNNING
+    dead = running & ((state.board.hp == 0) | ~jnp.any(action_mask(state)))
+    return state.replace(outcome=jnp.where(dead, DIED, state.outcome),
+                         board=state.board.replace(hp=jnp.where(dead, 0, state.board.hp)))
+
+
+def _siphon_death(state):
+    b = state.board
+    pr, pc = b.player_pos // 6, b.player_pos % 6
+    adjacent = (jnp.abs(b.e_pos // 6 - pr) + jnp.abs(b.e_pos % 6 - pc)) == 1
+    return jnp.any(b.e_active & adjacent & b.e_from_siphon)
+
+
+def _execute(state, action):
+    """An accepted action: the full step of §4 plus the facts the reward needs."""
+    before = state.board
+    dist_before = exit_distance(before, state.exit_pos)
+    found, missed_cr, missed_en = siphon_quality(before)
+    stage_before = state.stage
+
+    state, ev, ends_turn = player_action(state, action)
+    exit_reached = ev["exit_reached"]
+    state = jax.lax.cond(exit_reached, complete_stage, lambda s: s, state)
+    state = jax.lax.cond(~exit_reached & ends_turn, enemy_phase, lambda s: s, state)
+    state = end_check(state)
+    after = state.board
+    died = state.outcome == DIED
+    facts = dict(
+        died=died, won=state.outcome == WON, exit_reached=exit_reached,
+        dist_before=dist_before, dist_after=exit_distance(after, state.exit_pos),
+        stage_before=stage_before, stage_after=state.stage,
+        hp_before=before.hp, hp_after=after.hp, score_before=before.score, score_after=after.score,
+        credits_before=before.credits, credits_after=after.credits,
+        energy_before=before.energy, energy_after=after.energy,
+        kills=ev["enemies_killed"] + ev["transmissions_killed"],
+        data_siphon_collected=ev["data_siphon_collected"],
+        siphon_found=ev["siphon_used"] & found, missed_credits=missed_cr, missed_energy=missed_en,
+        reset_at_two=(action == 19) & (before.hp == 2),
+        siphon_death=died & _siphon_death(state),
+    )
+    state = state.replace(step_index=state.step_index + jnp.uint32(1))
+    comps, total = reward_components(facts)
+    return state, comps, total, ev
+
+
+def step_state(state, action):
+    """Pure step without observation: (state, reward, done, info)."""
+    action = jnp.asarray(action, jnp.int32)
+    in_range = (action >= 0) & (action < NUM_ACTIONS)
+    valid = in_range & action_mask(state)[jnp.clip(action, 0, NUM_ACTIONS - 1)]
+    new_state, comps, total, _ = _execute(state, jnp.clip(action, 0, NUM_ACTIONS - 1))
+    state = _select(valid, new_state, state)
+    comps = {k: jnp.where(valid, v, jnp.float32(0.0)) for k, v in comps.items()}
+    reward = jnp.where(valid, total, jnp.float32(0.0))
+    done = valid & (state.outcome != RUNNING)
+    info = {
+        "reward_components": {k: comps[k] for k in REWARD_COMPONENT_NAMES},
+        "invalid_action": ~valid,
+        "stage": state.stage, "score": state.board.score, "hp": state.board.hp,
+        "won": state.outcome == WON, "died": state.outcome == DIED,
+    }
+    return state, reward, done, info
+
+
