@@ -94,7 +94,9 @@ public struct JSONWriter: Sendable {
         switch value {
         case .null: null()
         case .bool(let b): bool(b)
-        case .number(let d): double(d)
+        case .number(let d):
+            // Echo integral request values the way they were most likely written.
+            if d.rounded(.towardZero) == d && abs(d) < 1e15 { int(Int(d)) } else { double(d) }
         case .string(let s): writeString(s)
         case .array(let elements):
             beginArray()

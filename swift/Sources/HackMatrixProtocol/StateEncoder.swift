@@ -9,7 +9,8 @@ public enum StateEncoder {
         writeBoard(
             player: state.player, enemies: state.enemies, transmissions: state.transmissions, cells: state.cells,
             owned: state.owned, turn: state.turn, showActivated: state.showActivated,
-            tasksDisabled: state.tasksDisabled, atkPlusUses: state.atkPlusUses, exit: state.exit, to: &out)
+            tasksDisabled: state.tasksDisabled, atkPlusUses: state.atkPlusUses, exit: state.exit, isSnapshot: false,
+            to: &out)
         out.key("stage"); out.int(state.stage)
         out.key("scheduledTaskInterval"); out.int(state.interval)
         out.key("nextScheduledTaskTurn"); out.int(state.nextTaskTurn)
@@ -27,7 +28,7 @@ public enum StateEncoder {
                 player: snapshot.player, enemies: snapshot.enemies, transmissions: snapshot.transmissions,
                 cells: snapshot.cells, owned: snapshot.owned, turn: snapshot.turn,
                 showActivated: snapshot.showActivated, tasksDisabled: snapshot.tasksDisabled,
-                atkPlusUses: snapshot.atkPlusUses, exit: state.exit, to: &out)
+                atkPlusUses: snapshot.atkPlusUses, exit: state.exit, isSnapshot: true, to: &out)
             out.endObject()
         }
         out.endArray()
@@ -41,9 +42,14 @@ public enum StateEncoder {
     }
 
     /// The members a state and a snapshot share, without the braces.
+    ///
+    /// A snapshot's origin flags are written as false whatever the engine
+    /// holds: UNDO clears them on restore (game-rules.md §7.10), so they carry
+    /// no information, and protocol.md §6.5 requires them false on load.
     static func writeBoard(
         player: Player, enemies: [Enemy], transmissions: [Transmission], cells: [Cell], owned: ProgramSet, turn: Int,
-        showActivated: Bool, tasksDisabled: Bool, atkPlusUses: Int, exit: Position, to out: inout JSONWriter
+        showActivated: Bool, tasksDisabled: Bool, atkPlusUses: Int, exit: Position, isSnapshot: Bool,
+        to out: inout JSONWriter
     ) {
         out.key("player")
         out.beginObject()
@@ -67,8 +73,8 @@ public enum StateEncoder {
             out.key("col"); out.int(enemy.position.col)
             out.key("hp"); out.int(enemy.hp)
             out.key("stunned"); out.bool(enemy.stunned)
-            out.key("spawnedFromSiphon"); out.bool(enemy.fromSiphon)
-            out.key("isFromScheduledTask"); out.bool(enemy.fromScheduled)
+            out.key("spawnedFromSiphon"); out.bool(enemy.fromSiphon && !isSnapshot)
+            out.key("isFromScheduledTask"); out.bool(enemy.fromScheduled && !isSnapshot)
             out.key("disabledTurns"); out.int(enemy.disabled)
             if enemy.type == .cryptog {
                 out.key("lastKnownRow"); out.int(enemy.lastKnown.row)
@@ -90,8 +96,8 @@ public enum StateEncoder {
             out.key("col"); out.int(transmission.position.col)
             out.key("turnsRemaining"); out.int(transmission.countdown)
             out.key("enemyType"); out.string(transmission.enemyType.name)
-            out.key("isFromScheduledTask"); out.bool(transmission.fromScheduled)
-            out.key("spawnedFromSiphon"); out.bool(transmission.fromSiphon)
+            out.key("isFromScheduledTask"); out.bool(transmission.fromScheduled && !isSnapshot)
+            out.key("spawnedFromSiphon"); out.bool(transmission.fromSiphon && !isSnapshot)
             out.endObject()
         }
         out.endArray()

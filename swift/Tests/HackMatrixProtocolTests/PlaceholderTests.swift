@@ -1,3 +1,0 @@
-import XCTest
-@testable import HackMatrixProtocol
-final class PlaceholderProtocolTests: XCTestCase { func testNothing() {} }
