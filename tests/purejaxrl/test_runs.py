@@ -1,0 +1,207 @@
+"""End-to-end trainer runs on CPU: files, resume, checkpoint safety, multi-device.
+
+All runs share one tiny config so the persistent compilation cache serves the
+repeated compiles.
+"""
+
+import json
+import os
+import pickle
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from conftest import REPO, game_module_name, subprocess_env
+from hackmatrix.purejaxrl import cli
+from hackmatrix.purejaxrl.checkpoint import (CheckpointError, atomic_write, load_checkpoint,
+                                             load_params)
+
+TINY = ["--num-envs", "8", "--num-steps", "16", "--hidden-dim", "32", "--log-interval", "2",
+        "--num-minibatches", "2", "--update-epochs", "2", "--no-wandb", "--save-interval", "2"]
+BATCH = 8 * 16
+
+
+def train(tmp_path, *extra, run_name="run"):
+    argv = [*TINY, "--checkpoint-dir", str(tmp_path), "--env-module", game_module_name(), *extra]
+    if "--resume" not in extra:
+        argv += ["--run-name", run_name]
+    return cli.main(argv)
+
+
+def read_metrics(run_dir):
+    return [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory):
+    root = tmp_path_factory.mktemp("ckpt")
+    assert train(root, "--total-timesteps", str(6 * BATCH)) == 0
+    return root / "run"
+
+
+def test_run_writes_metrics_checkpoints_and_params(finished_run):
+    records = read_metrics(finished_run)
+    assert [r["update"] for r in records] == [2, 4, 6]
+    rewards = {k for k in records[-1] if k.startswith("reward/")}
+    assert len(rewards) == 15
+    for key in ("train/approx_kl", "train/clip_frac", "train/entropy", "train/steps_per_second",
+                "train/timesteps", "actions/move_frac", "stats/empty_mask_steps",
+                "key/mean_episode_return"):
+        assert key in records[-1], key
+    assert records[-1]["train/timesteps"] == 6 * BATCH
+    shares = sum(records[-1][f"actions/{k}_frac"] for k in ("move", "siphon", "program"))
+    assert shares == pytest.approx(1.0)
+    for name in ("checkpoint_6.pkl", "params_6.npz", "final_params.npz", "checkpoint_2.pkl"):
+        assert (finished_run / name).is_file(), name
+    payload = load_checkpoint(finished_run / "checkpoint_6.pkl")
+    assert payload["step"] == 6 and payload["metrics"]["train/update_step"] == 6
+    assert payload["config"]["num_envs"] == 8 and payload["obs_size"] == 1545
+    assert len(payload["metrics_history"]) == 3
+    params = load_params(finished_run / "params_6.npz")
+    assert params["params"]["Dense_0"]["kernel"].shape == (1545, 32)
+
+
+def test_fresh_run_refuses_an_existing_run_directory(finished_run, capsys):
+    assert train(finished_run.parent, "--total-timesteps", str(6 * BATCH)) == 2
+    assert "already exists" in capsys.readouterr().err
+
+
+def test_missing_resume_path_fails_before_compiling(tmp_path, capsys):
+    assert train(tmp_path, "--resume", str(tmp_path / "nope.pkl")) == 2
+    assert "nope.pkl" in capsys.readouterr().err
+
+
+def test_resume_matches_an_uninterrupted_run(finished_run, tmp_path):
+    assert train(tmp_path, "--total-timesteps", str(4 * BATCH)) == 0
+    assert train(tmp_path, "--resume", str(tmp_path / "run"),
+                 "--total-timesteps", str(6 * BATCH)) == 0
+    resumed = read_metrics(tmp_path / "run")
+    assert [r["update"] for r in resumed] == [2, 4, 6]     # the step count continues
+    reference = read_metrics(finished_run)[-1]
+    for key in ("train/total_loss", "train/approx_kl", "train/mean_reward", "train/entropy"):
+        assert resumed[-1][key] == pytest.approx(reference[key], rel=1e-5, abs=1e-7), key
+
+
+def test_resume_with_nothing_left_exits_cleanly(finished_run, capsys):
+    assert train(finished_run.parent, "--resume", "run", "--total-timesteps", str(6 * BATCH)) == 0
+    assert "Nothing left" in capsys.readouterr().out
+
+
+def test_truncated_checkpoint_gives_a_clear_error(finished_run, tmp_path):
+    data = (finished_run / "checkpoint_6.pkl").read_bytes()
+    broken = tmp_path / "checkpoint_9.pkl"
+    broken.write_bytes(data[: len(data) // 2])
+    with pytest.raises(CheckpointError, match="checkpoint_9.pkl.*truncated"):
+        load_checkpoint(broken)
+
+
+def test_mismatched_checkpoint_names_file_and_shape(finished_run, tmp_path, capsys):
+    run = tmp_path / "other"
+    run.mkdir()
+    payload = load_checkpoint(finished_run / "checkpoint_6.pkl")
+    payload["params"]["params"]["Dense_0"]["kernel"] = np.zeros((1545, 7), np.float32)
+    (run / "checkpoint_6.pkl").write_bytes(pickle.dumps(payload))
+    assert train(tmp_path, "--resume", str(run), "--total-timesteps", str(8 * BATCH)) == 2
+    err = capsys.readouterr().err
+    assert "checkpoint_6.pkl" in err and "(1545, 7)" in err and "(1545, 32)" in err
+
+
+def test_interrupted_atomic_write_keeps_the_previous_file(tmp_path):
+    target = tmp_path / "checkpoint_1.pkl"
+    atomic_write(target, lambda f: pickle.dump({"v": 1}, f))
+
+    def half_then_crash(f):
+        f.write(b"\x80\x05partial")
+        raise OSError("disk vanished")
+
+    with pytest.raises(OSError):
+        atomic_write(target, half_then_crash)
+    assert pickle.loads(target.read_bytes()) == {"v": 1}
+    assert os.listdir(tmp_path) == ["checkpoint_1.pkl"]
+
+
+KILLER = """
+import pickle, sys, numpy as np
+from hackmatrix.purejaxrl.checkpoint import atomic_write
+big = {"params": np.random.rand(4_000_000)}
+print("ready", flush=True)
+i = 0
+while True:
+    i += 1
+    big["step"] = i
+    atomic_write(sys.argv[1], lambda f: pickle.dump(big, f))
+"""
+
+
+def test_kill_9_during_saves_leaves_a_loadable_checkpoint(tmp_path):
+    target = tmp_path / "checkpoint.pkl"
+    proc = subprocess.Popen([sys.executable, "-c", KILLER, str(target)], stdout=subprocess.PIPE,
+                            env=subprocess_env())
+    try:
+        assert proc.stdout.readline().strip() == b"ready"
+        deadline = time.time() + 30
+        while not target.exists() and time.time() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.7)   # several 32 MB writes are in flight by now
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    payload = pickle.loads(target.read_bytes())
+    assert payload["step"] >= 1 and payload["params"].shape == (4_000_000,)
+
+
+def test_sigterm_saves_and_exits_cleanly(tmp_path):
+    cmd = [sys.executable, str(REPO / "python/scripts/train_purejaxrl.py"), *TINY,
+           "--total-timesteps", str(2000 * BATCH), "--checkpoint-dir", str(tmp_path),
+           "--run-name", "term", "--env-module", game_module_name(), "--save-interval", "100000"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            env=subprocess_env(), text=True)
+    lines = []
+    for line in proc.stdout:
+        lines.append(line)
+        if line.startswith("[Update"):
+            proc.send_signal(signal.SIGTERM)
+            break
+    out = "".join(lines) + proc.communicate(timeout=120)[0]
+    assert proc.returncode == 0, out
+    assert "SIGTERM" in out and (tmp_path / "term" / "interrupted_params.npz").is_file()
+    saved = sorted(p.name for p in (tmp_path / "term").glob("checkpoint_*.pkl"))
+    assert len(saved) == 1
+
+
+MULTI = """
+import json, sys, jax
+from hackmatrix.purejaxrl.config import TrainConfig
+from hackmatrix.purejaxrl.train import make_train, make_mesh
+import importlib
+env = importlib.import_module(sys.argv[1])
+config = TrainConfig(num_envs=8, num_steps=16, hidden_dim=32, log_interval=2,
+                     num_minibatches=2, update_epochs=2)
+trainer = make_train(config, env, mesh=make_mesh(jax.devices()))
+runner = trainer.init(jax.random.PRNGKey(7))
+runner, metrics = trainer.train_chunk(runner, 2)
+params = jax.tree_util.tree_leaves(runner.train_state.params)
+print(json.dumps({"devices": jax.device_count(),
+                  "metrics": {k: v.tolist() for k, v in jax.device_get(metrics).items()},
+                  "param_sums": [float(abs(p).sum()) for p in params]}))
+"""
+
+
+def run_multi(devices):
+    flags = f"--xla_force_host_platform_device_count={devices}"
+    out = subprocess.run([sys.executable, "-c", MULTI, game_module_name()], capture_output=True,
+                         text=True, env=subprocess_env(XLA_FLAGS=flags), timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_four_devices_match_one_device():
+    one, four = run_multi(1), run_multi(4)
+    assert (one["devices"], four["devices"]) == (1, 4)
+    for key, values in one["metrics"].items():
+        np.testing.assert_allclose(four["metrics"][key], values, rtol=2e-4, atol=1e-5, err_msg=key)
+    np.testing.assert_allclose(four["param_sums"], one["param_sums"], rtol=1e-4)
