@@ -2,21 +2,26 @@
 
 extension Position {
     /// In-bounds orthogonal neighbours in direction order (UP, DOWN, LEFT, RIGHT).
-    public var neighbours: [Position] {
-        Direction.allCases.map { moved($0) }.filter(\.inBounds)
-    }
+    /// (Looked up in tables built once, so path searches allocate nothing per cell.)
+    public var neighbours: [Position] { Position.neighbourTable[index] }
 
     /// The cell followed by its neighbours: what a siphon from here drains.
-    public var cross: [Position] { [self] + neighbours }
+    public var cross: [Position] { Position.crossTable[index] }
 
     /// The in-bounds cells of the surrounding 3×3 square, the cell itself excluded
     /// (Δrow outer loop, Δcol inner loop, both −1, 0, +1).
-    public var ring: [Position] {
+    public var ring: [Position] { Position.ringTable[index] }
+
+    private static let neighbourTable: [[Position]] = allCells.map { p in
+        Direction.allCases.map { p.moved($0) }.filter(\.inBounds)
+    }
+    private static let crossTable: [[Position]] = allCells.map { [$0] + neighbourTable[$0.index] }
+    private static let ringTable: [[Position]] = allCells.map { p in
         var cells: [Position] = []
         for dr in -1...1 {
             for dc in -1...1 where dr != 0 || dc != 0 {
-                let p = Position(row: row + dr, col: col + dc)
-                if p.inBounds { cells.append(p) }
+                let q = Position(row: p.row + dr, col: p.col + dc)
+                if q.inBounds { cells.append(q) }
             }
         }
         return cells
