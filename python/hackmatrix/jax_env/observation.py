@@ -11,8 +11,13 @@ _CELL_COL = np.arange(NUM_CELLS) % 6
 
 
 def _ratio(x, denom):
-    """sat(f32(x / denom)): float32 division of exact small integers is correctly rounded."""
-    return jnp.clip(x.astype(jnp.float32) / jnp.float32(denom), 0.0, 1.0)
+    """sat(f32(x / denom)) as a table lookup of correctly rounded quotients.
+
+    Saturation means only x in 0..denom matter. A lookup (rather than a float
+    division) keeps the bits exact: XLA may rewrite x / c as x * (1 / c).
+    """
+    table = np.array([np.float32(k / denom) for k in range(denom + 1)], np.float32)
+    return jnp.asarray(table)[jnp.clip(x, 0, denom)]
 
 
 def _flag(x):
