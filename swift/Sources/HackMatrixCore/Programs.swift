@@ -71,19 +71,22 @@ extension GameState {
 
     /// PUSH: the candidate farthest from the player, the earliest on a tie.
     private func pushTarget(for enemy: Enemy) -> Position? {
-        var best: Position?
-        for c in pushPullCandidates(for: enemy, towards: false)
-        where best == nil || c.distance(to: player.position) > best!.distance(to: player.position) {
-            best = c
-        }
-        return best
+        earliestBest(pushPullCandidates(for: enemy, towards: false)) { $0 > $1 }
     }
 
     /// PULL: the candidate nearest to the player (never the player's cell), the earliest on a tie.
     private func pullTarget(for enemy: Enemy) -> Position? {
+        let candidates = pushPullCandidates(for: enemy, towards: true).filter { $0 != player.position }
+        return earliestBest(candidates) { $0 < $1 }
+    }
+
+    /// The first candidate whose distance to the player no later candidate strictly beats.
+    private func earliestBest(_ candidates: [Position], beats: (Int, Int) -> Bool) -> Position? {
         var best: Position?
-        for c in pushPullCandidates(for: enemy, towards: true) where c != player.position
-        && (best == nil || c.distance(to: player.position) < best!.distance(to: player.position)) {
+        for c in candidates {
+            if let current = best, !beats(c.distance(to: player.position), current.distance(to: player.position)) {
+                continue
+            }
             best = c
         }
         return best

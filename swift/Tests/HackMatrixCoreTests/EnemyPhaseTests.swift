@@ -70,8 +70,7 @@ final class EnemyPhaseTests: XCTestCase {
         XCTAssertEqual(state.stepIndex, 2)
     }
 
-    func testCALMAndTheScheduleFreeze() {
-        // SC-39 CALM freezes the schedule.
+    func testSC39CalmFreezesTheSchedule() {
         let before = scenario(player: pos(0, 0)) {
             $0.turn = 11
             $0.player.credits = 2

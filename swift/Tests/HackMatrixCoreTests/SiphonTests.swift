@@ -41,6 +41,11 @@ final class SiphonTests: XCTestCase {
             ]
         })
         XCTAssertEqual(state.cells[pos(4, 4).index].energy, 1)
+        let random = KeyedRandom(seed: 0, step: 0)
+        XCTAssertEqual([32, 35, 0, 34, 9, 26].map { random.draw(.siphonTransmissionCell, $0) },
+                       [0x0280_80c7, 0x0c75_bfe4, 0x1208_dad8, 0x13c2_a1df, 0x1a26_787e, 0x39c6_a0fd])
+        XCTAssertEqual((0..<6).map { random.draw(.siphonTransmissionType, $0) },
+                       [0x4ebb_9d00, 0xe43d_229b, 0xd5cc_3d38, 0x4dea_12fb, 0xd0b7_323e, 0x2a17_30af])
         let ev = result.events
         XCTAssertEqual([ev.blocksSiphoned, ev.programsAcquired, ev.creditsGained, ev.energyGained], [2, 1, 3, 3])
         XCTAssertTrue(ev.siphonUsed)

@@ -4,6 +4,12 @@ import XCTest
 final class StageGenerationTests: XCTestCase {
     /// SC-47: `reset(0)`.
     func testSC47ResetSeed0() {
+        let random = KeyedRandom(seed: 0, step: 0)
+        XCTAssertEqual([0, 5, 30, 35].map { random.draw(.startCorner, $0) },
+                       [0x9b3f_47ae, 0x92d9_c4b9, 0x1ac4_dec2, 0x2bf0_9a69])
+        XCTAssertEqual([0, 5, 35].map { random.draw(.exitCorner, $0) }, [0x3385_66e7, 0x1b0a_b677, 0x3d49_169a])
+        XCTAssertEqual(random.draw(.blockCount, 0), 0xa519_2338)
+        XCTAssertEqual(random.draw(.stageTransmissionType, 0), 0xd370_12f0)
         let state = GameState.newGame(seed: 0)
         let board = parseBoard("""
             @e2 P:STEP/4 D6/6 e1 e2 S+c1
@@ -67,6 +73,28 @@ final class StageGenerationTests: XCTestCase {
         XCTAssertEqual(state.cells.filter(\.isBlock).count, 7)
         assertCells(state.cells, board.cells)
         XCTAssertEqual(state.transmissions, [Transmission(position: pos(3, 0), countdown: 1, enemyType: .virus)])
+    }
+
+    /// The first attempt whose cells form a valid layout, as §10.3 searches it.
+    private func firstValidAttempt(seed: UInt32, step: UInt32, count: Int, excluded: Set<Int>, exit: Int) -> Int? {
+        let random = KeyedRandom(seed: seed, step: step)
+        let allowed = (0..<36).filter { !Rules.corners.contains($0) && !excluded.contains($0) }
+        return (0..<Rules.blockAttempts).first { a in
+            let chosen = random.pickCells(.blockCells, count, from: allowed, itemOffset: 36 * a)
+            return GameState.layoutIsValid(blockCells: Set(chosen), exit: exit)
+        }
+    }
+
+    func testFirstValidAttemptsQuotedInTheScenarios() {
+        // SC-47 (seed 0): a = 6; SC-08 (step 5, enemy on 14, transmission on 21): a = 1; SC-29: a = 0.
+        XCTAssertEqual(firstValidAttempt(seed: 0, step: 0, count: 10, excluded: [], exit: 5), 6)
+        XCTAssertEqual(firstValidAttempt(seed: 0, step: 5, count: 9, excluded: [14, 21], exit: 5), 1)
+        XCTAssertEqual(firstValidAttempt(seed: 0, step: 3, count: 7, excluded: [], exit: 0), 0)
+        let random = KeyedRandom(seed: 0, step: 0)
+        let allowed = (0..<36).filter { !Rules.corners.contains($0) }
+        let attempt6 = random.pickCells(.blockCells, 10, from: allowed, itemOffset: 216).sorted()
+        let state = GameState.newGame(seed: 0)
+        XCTAssertEqual(state.cells.indices.filter { state.cells[$0].isBlock }, attempt6)
     }
 
     func testLayoutValidity() {

@@ -18,6 +18,11 @@ final class StepTests: XCTestCase {
             $0.transmissions = [Transmission(position: pos(3, 3), countdown: 2, enemyType: .virus)]
             $0.history = [$0.makeSnapshot()]
         }
+        let random = KeyedRandom(seed: 0, step: 5)
+        XCTAssertEqual([0, 5, 30].map { random.draw(.exitCorner, $0) }, [0xd898_afaa, 0xaa94_7d19, 0xc387_9c18])
+        XCTAssertEqual(random.draw(.blockCount, 0), 0x45ce_cc56)
+        XCTAssertEqual(random.draw(.stageTransmissionType, 0), 0xd3b4_08d7)
+        XCTAssertEqual(random.draw(.stageTransmissionType, 1), 0x422b_9ce6)
         let result = mustStep(&state, 3)
         let board = parseBoard("""
             S+e1 c1 D9/9 e2 e2 @c1
