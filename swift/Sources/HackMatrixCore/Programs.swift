@@ -31,7 +31,10 @@ extension GameState {
         case .score: player.score += Rules.lastStage - stage
         case .reduc:
             for c in cells.indices where cells[c].content == .block && !cells[c].siphoned {
-                cells[c].block!.spawnCount = max(0, cells[c].block!.spawnCount - 1)
+                if var block = cells[c].block {
+                    block.spawnCount = max(0, block.spawnCount - 1)
+                    cells[c].block = block
+                }
             }
         case .atkPlus:
             player.attack += 1
