@@ -148,6 +148,24 @@ def test_invalid_actions_are_no_ops(make_env):
 
 
 @pytest.mark.swift
+def test_reset_from_a_state(make_env):
+    source = make_env()
+    rng = np.random.default_rng(4)
+    source.reset(seed=30)
+    for _ in range(5):
+        obs, _, terminated, _, info = source.step(masked_random_action(rng, source.action_masks()))
+        assert not terminated
+    copy = make_env()
+    copy_obs, copy_info = copy.reset(options={"state": source.get_state()})
+    assert np.array_equal(flatten_observation(copy_obs), flatten_observation(obs))
+    assert np.array_equal(copy_info["action_mask"], info["action_mask"])
+    assert copy_info["seed"] == 30 and copy_info["step_index"] == 5
+    action = masked_random_action(rng, copy.action_masks())
+    a, b = source.step(action), copy.step(action)
+    assert np.array_equal(flatten_observation(a[0]), flatten_observation(b[0])) and a[1] == b[1]
+
+
+@pytest.mark.swift
 def test_flat_mode_matches_the_dict_mode(make_env):
     dict_env, flat_env = make_env(), make_env(flat_observation=True)
     obs_d, _ = dict_env.reset(seed=21)
@@ -250,8 +268,10 @@ def test_sb3_vector_envs(swift_binary, kind):
 
 
 @pytest.mark.swift
-def test_gymnasium_vector_env(swift_binary):
-    vec = gym.vector.SyncVectorEnv([_env_factory(str(swift_binary)) for _ in range(2)])
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_gymnasium_vector_env(swift_binary, kind):
+    factories = [_env_factory(str(swift_binary)) for _ in range(2)]
+    vec = gym.vector.SyncVectorEnv(factories) if kind == "sync" else gym.vector.AsyncVectorEnv(factories)
     try:
         obs, info = vec.reset(seed=[1, 2])
         assert obs["player"].shape == (2, 10)
@@ -260,6 +280,7 @@ def test_gymnasium_vector_env(swift_binary):
         for _ in range(10):
             actions = np.array([masked_random_action(rng, m) for m in masks])
             obs, rewards, terminated, truncated, info = vec.step(actions)
+            assert not info["invalid_action"].any()
             masks = np.stack(vec.call("action_masks"))
     finally:
         vec.close()

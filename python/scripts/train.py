@@ -393,6 +393,7 @@ def main(argv=None) -> int:
                                 tensorboard_log=tensorboard_log, seed=args.seed, device=args.device,
                                 verbose=1, **hyper)
         remaining = args.timesteps - model.num_timesteps
+        engine_hello = vec_env.get_attr("engine_info", indices=[0])[0]
         hyper_now = current_hyperparameters(model)
         config = {
             "run_name": run_name, "model_config": {**hyper_now, "net_arch": NET_ARCH,
@@ -400,6 +401,7 @@ def main(argv=None) -> int:
             "num_envs": args.num_envs, "max_episode_steps": args.max_episode_steps,
             "total_timesteps": args.timesteps, "resumed_from": str(args.resume) if args.resume else None,
             "reward_components": list(REWARD_COMPONENT_NAMES), "git_commit": git_commit(),
+            "engine": {k: engine_hello.get(k) for k in ("engine", "engineVersion", "protocolVersion")},
             **binary_facts(binary),
         }
         (run_dir / "config.json").write_text(json.dumps(config, indent=2, default=str))
