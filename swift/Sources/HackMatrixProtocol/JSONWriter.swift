@@ -35,10 +35,32 @@ public struct JSONWriter: Sendable {
     }
 
     /// Starts an object member whose name is only known at run time.
-    public mutating func key(_ name: String) {
+    /// (A different label keeps literals on the cheaper StaticString overload.)
+    public mutating func key(named name: String) {
         separator()
         writeString(name)
         bytes.append(UInt8(ascii: ":"))
+    }
+
+    /// Starts an object member from a name prepared by `JSONWriter.prepareKey`.
+    public mutating func key(prepared: [UInt8]) {
+        separator()
+        bytes.append(contentsOf: prepared)
+    }
+
+    /// `"name":` as bytes, for names written on every response.
+    public static func prepareKey(_ name: String) -> [UInt8] {
+        var out = JSONWriter(capacity: name.utf8.count + 3)
+        out.writeString(name)
+        out.bytes.append(UInt8(ascii: ":"))
+        return out.bytes
+    }
+
+    /// `"text"` as bytes, for string values written on every response.
+    public static func prepareString(_ text: String) -> [UInt8] {
+        var out = JSONWriter(capacity: text.utf8.count + 2)
+        out.writeString(text)
+        return out.bytes
     }
 
     /// Starts an array element (writes the comma if one is needed).
@@ -53,23 +75,24 @@ public struct JSONWriter: Sendable {
     public mutating func null() { raw("null") }
 
     public mutating func int(_ value: Int) {
-        if value == 0 {
-            bytes.append(UInt8(ascii: "0"))
+        if value >= 0 && value < 10 {
+            bytes.append(UInt8(ascii: "0") + UInt8(value))
             return
         }
-        var magnitude = value.magnitude
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { buffer in
+        // Digits are produced backwards into a small stack buffer, then copied once.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { buffer in
+            var magnitude = value.magnitude
+            var start = 24
             while magnitude > 0 {
-                buffer[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                start -= 1
+                buffer[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
                 magnitude /= 10
-                count += 1
             }
-            for k in stride(from: count - 1, through: 0, by: -1) { bytes.append(buffer[k]) }
+            if value < 0 {
+                start -= 1
+                buffer[start] = UInt8(ascii: "-")
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[start..<24]))
         }
     }
 
@@ -108,7 +131,7 @@ public struct JSONWriter: Sendable {
         case .object(let object):
             beginObject()
             for (k, v) in zip(object.keys, object.values) {
-                key(k)
+                key(named: k)
                 self.value(v)
             }
             endObject()
@@ -117,23 +140,36 @@ public struct JSONWriter: Sendable {
 
     mutating func writeString(_ value: String) {
         bytes.append(UInt8(ascii: "\""))
-        for unit in value.utf8 {
-            switch unit {
-            case UInt8(ascii: "\""): raw("\\\"")
-            case UInt8(ascii: "\\"): raw("\\\\")
-            case 0x0A: raw("\\n")
-            case 0x0D: raw("\\r")
-            case 0x09: raw("\\t")
-            case 0..<0x20:
-                raw("\\u00")
-                let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                bytes.append(hex[Int(unit >> 4)])
-                bytes.append(hex[Int(unit & 0xF)])
-            default: bytes.append(unit)
+        var text = value
+        text.withUTF8 { utf8 in
+            // Names and messages rarely need escaping: copy them in one piece.
+            if !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+                bytes.append(contentsOf: utf8)
+                return
             }
+            for unit in utf8 { appendEscaped(unit) }
         }
         bytes.append(UInt8(ascii: "\""))
     }
+
+    private mutating func appendEscaped(_ unit: UInt8) {
+        switch unit {
+        case UInt8(ascii: "\""): raw("\\\"")
+        case UInt8(ascii: "\\"): raw("\\\\")
+        case 0x0A: raw("\\n")
+        case 0x0D: raw("\\r")
+        case 0x09: raw("\\t")
+        case 0..<0x20:
+            raw("\\u00")
+            let hex = Array("0123456789abcdef".utf8)
+            bytes.append(hex[Int(unit >> 4)])
+            bytes.append(hex[Int(unit & 0xF)])
+        default: bytes.append(unit)
+        }
+    }
+
+    /// Appends bytes prepared in advance (for example a quoted name).
+    public mutating func raw(_ prepared: [UInt8]) { bytes.append(contentsOf: prepared) }
 }
 
 extension JSONWriter {

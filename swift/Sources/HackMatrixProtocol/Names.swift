@@ -23,6 +23,10 @@ enum Names {
         }
     }
 
+    /// Quoted names, indexed by raw value, ready to append to a response.
+    static let quotedEnemyTypes = EnemyType.allCases.map { JSONWriter.prepareString($0.name) }
+    static let quotedPrograms = Program.names.map { JSONWriter.prepareString($0) }
+
     static func blockKindName(_ kind: BlockKind) -> StaticString {
         switch kind {
         case .data: return "data"

@@ -72,7 +72,7 @@ public enum ObservationWriter {
             let enemy = state.enemies[index]
             out.key("enemy")
             out.beginObject()
-            out.key("type"); out.string(enemy.type.name)
+            out.key("type"); out.raw(Names.quotedEnemyTypes[enemy.type.rawValue])
             out.key("hp"); out.int(enemy.hp)
             out.key("isStunned"); out.bool(enemy.stunned)
             out.key("spawnedFromSiphon"); out.bool(enemy.fromSiphon)
@@ -90,7 +90,7 @@ public enum ObservationWriter {
                 out.key("transmissionSpawnCount"); out.int(block.spawnCount)
             case .program:
                 out.key("points"); out.int(0)
-                out.key("programType"); out.string(Program.names[block.program])
+                out.key("programType"); out.raw(Names.quotedPrograms[block.program])
                 out.key("programActionIndex"); out.int(block.program + 5)
                 out.key("transmissionSpawnCount"); out.int(block.spawnCount)
             case .question:
@@ -105,7 +105,7 @@ public enum ObservationWriter {
             out.beginObject()
             out.key("turnsUntilSpawn"); out.int(transmission.countdown)
             if state.showActivated {
-                out.key("enemyType"); out.string(transmission.enemyType.name)
+                out.key("enemyType"); out.raw(Names.quotedEnemyTypes[transmission.enemyType.rawValue])
             }
             out.endObject()
         }

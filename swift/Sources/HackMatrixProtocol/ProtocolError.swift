@@ -36,7 +36,7 @@ public struct ProtocolError: Error, Sendable {
             out.key("details")
             out.beginObject()
             for (key, value) in details {
-                out.key(key)
+                out.key(named: key)
                 out.value(value)
             }
             out.endObject()

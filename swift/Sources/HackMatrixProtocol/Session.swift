@@ -88,6 +88,9 @@ public struct Session {
         }
     }
 
+    private static let rewardKeys = RewardComponents.names.map(JSONWriter.prepareKey)
+    private static let legacyRewardKeys = RewardComponents.legacyNames.map(JSONWriter.prepareKey)
+
     private var noGame: ProtocolError { ProtocolError(.noGame, "no game: send reset or setState first") }
 
     // MARK: - Commands
@@ -135,6 +138,11 @@ public struct Session {
                 details: [("actionIndex", actionValue)])
         }
         let action = Int(d)
+        // Release the session's reference first so the engine mutates
+        // uniquely owned arrays instead of copying them on write. A rejected
+        // step changes nothing, so the game is put back as it was.
+        game = nil
+        defer { game = state }
         let result: StepResult
         do throws(StepError) {
             result = try state.step(action)
@@ -149,7 +157,6 @@ public struct Session {
                 throw ProtocolError(.internalError, "the engine rejected action \(action) unexpectedly (\(error))")
             }
         }
-        game = state
 
         out.beginObject()
         out.key("observation")
@@ -164,15 +171,15 @@ public struct Session {
         let values = result.components.values
         out.key("reward_breakdown")
         out.beginObject()
-        for (k, name) in RewardComponents.legacyNames.enumerated() {
-            out.key(name)
+        for (k, name) in Self.legacyRewardKeys.enumerated() {
+            out.key(prepared: name)
             out.double(values[k + 1])
         }
         out.endObject()
         out.key("reward_components")
         out.beginObject()
-        for (k, name) in RewardComponents.names.enumerated() {
-            out.key(name)
+        for (k, name) in Self.rewardKeys.enumerated() {
+            out.key(prepared: name)
             out.double(values[k])
         }
         out.endObject()

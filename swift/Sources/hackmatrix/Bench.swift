@@ -105,7 +105,7 @@ func runBench(steps: Int) {
     var out = JSONWriter()
     out.beginObject()
     for (name, r) in [("engine", engine), ("session", session)] {
-        out.key(name)
+        out.key(named: name)
         out.beginObject()
         out.key("steps"); out.int(r.steps)
         out.key("episodes"); out.int(r.episodes)

@@ -16,6 +16,7 @@ struct LineReader {
     private var scanned = 0  // bytes before this contain no newline (from `start`)
     private var atEOF = false
     private let fd: Int32
+    private var scratch = [UInt8](repeating: 0, count: 1 << 20)
 
     init(fd: Int32 = 0) {
         self.fd = fd
@@ -60,27 +61,26 @@ struct LineReader {
     }
 
     /// Reads more input, first moving the unfinished line to the buffer's front.
+    /// Data arrives through a fixed scratch block and is appended, so a long
+    /// line costs amortised linear time (the array doubles as it grows).
     private mutating func fill() {
         if start > 0 {
             buffer.removeSubrange(0..<start)
             scanned -= start
             start = 0
         }
-        let chunk = max(1 << 16, min(buffer.count, 1 << 24))
-        let oldCount = buffer.count
-        buffer.reserveCapacity(oldCount + chunk)
-        var got = 0
-        buffer.append(contentsOf: repeatElement(0, count: chunk))
-        buffer.withUnsafeMutableBufferPointer { all in
+        let got: Int = scratch.withUnsafeMutableBytes { block in
             while true {
-                let n = read(fd, all.baseAddress! + oldCount, chunk)
+                let n = read(fd, block.baseAddress!, block.count)
                 if n < 0 && errno == EINTR { continue }
-                got = max(n, 0)
-                if n <= 0 { atEOF = true }
-                return
+                return n
             }
         }
-        buffer.removeSubrange((oldCount + got)...)
+        if got <= 0 {
+            atEOF = true
+            return
+        }
+        scratch.withUnsafeBytes { block in buffer.append(contentsOf: block.prefix(got)) }
     }
 }
 
