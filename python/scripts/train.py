@@ -447,7 +447,7 @@ def main(argv=None) -> int:
         if model is not None:
             path = run_dir / "crash_recovery_model.zip"
             model.save(path)
-            print(f"Saved {path}. Resume with:\n  python {Path(__file__).name} --resume {path} "
+            print(f"Saved {path}. Resume with:\n  python {Path(__file__).resolve()} --resume {path} "
                   f"--timesteps {args.timesteps} --num-envs {args.num_envs}", file=sys.stderr)
         status = 1
     finally:
