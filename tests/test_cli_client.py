@@ -88,9 +88,11 @@ def test_legacy_string_error_is_still_a_cli_error(scripted):
         scripted.request({"action": "legacy"})
 
 
-def test_non_json_response_is_reported(scripted):
+def test_non_json_response_is_reported_and_stops_the_engine(scripted):
+    pid = scripted.pid
     with pytest.raises(EngineError, match="not JSON"):
         scripted.request({"action": "garbage"})
+    assert scripted.closed and reaped(pid)
 
 
 def test_chatty_stderr_never_blocks_and_is_kept_bounded(scripted):

@@ -222,9 +222,11 @@ class SwiftEngine:
         try:
             return json.loads(response)
         except ValueError as exc:
+            # Requests and responses can no longer be paired up: stop the engine.
+            self._terminate()
             raise EngineError(
                 f"the engine {self.binary} wrote a line that is not JSON in answer to "
-                f"{_preview(line)}: {_preview(response.decode('utf-8', errors='replace'))}"
+                f"{_preview(line)}: {_preview(response.decode('utf-8', errors='replace'))}; it was stopped"
             ) from exc
 
     def _wait_ready(self, fd: int, for_write: bool, deadline: float | None, line: str) -> None:

@@ -94,7 +94,11 @@ class HackMatrixEnv(gym.Env):
                 }
             )
         self._engine = SwiftEngine(binary, timeout=timeout, log_level=log_level, stderr_log=stderr_log)
-        self.engine_info = self._engine.hello()
+        try:
+            self.engine_info = self._engine.hello()
+        except Exception:
+            self._engine.close()
+            raise
         self._check_engine(self.engine_info)
         self._mask = np.zeros(ACTION_COUNT, dtype=bool)
         self._obs_json: dict | None = None

@@ -122,7 +122,9 @@ def main(argv=None) -> int:
     print(f"Loading {model_path}")
     model = MaskablePPO.load(model_path, device="cpu")
     level = "debug" if args.debug else ("info" if args.info else None)
-    env = HackMatrixEnv(render_mode="ansi", binary=args.binary, log_level=level)
+    # Engine logs asked for with --debug/--info go straight to our stderr.
+    env = HackMatrixEnv(render_mode="ansi", binary=args.binary, log_level=level,
+                        stderr_log="/dev/stderr" if level else None)
     results = []
     try:
         for episode in range(args.episodes):
