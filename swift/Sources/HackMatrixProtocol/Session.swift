@@ -20,7 +20,7 @@ public struct Session {
     /// response (without the final newline) to `out`.
     public mutating func handle(line: UnsafeBufferPointer<UInt8>, into out: inout JSONWriter) {
         lineNumber += 1
-        let mark = out.bytes.count
+        let mark = out.count
         do throws(ProtocolError) {
             let request = try parseRequest(line)
             try dispatch(request, into: &out)

@@ -114,5 +114,6 @@ func runBench(steps: Int) {
         out.endObject()
     }
     out.endObject()
-    _ = writeAll(1, out.bytes + [UInt8(ascii: "\n")])
+    out.raw("\n")
+    _ = out.withBytes { writeAll(1, $0) }
 }

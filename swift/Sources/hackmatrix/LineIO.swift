@@ -85,22 +85,21 @@ struct LineReader {
 }
 
 /// Writes bytes to a file descriptor completely, or reports failure.
-func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-    bytes.withUnsafeBufferPointer { all in
-        var offset = 0
-        while offset < all.count {
-            let n = write(fd, all.baseAddress! + offset, all.count - offset)
-            if n < 0 {
-                if errno == EINTR { continue }
-                return false
-            }
-            offset += n
+func writeAll(_ fd: Int32, _ all: UnsafeBufferPointer<UInt8>) -> Bool {
+    var offset = 0
+    while offset < all.count {
+        let n = write(fd, all.baseAddress! + offset, all.count - offset)
+        if n < 0 {
+            if errno == EINTR { continue }
+            return false
         }
-        return true
+        offset += n
     }
+    return true
 }
 
 /// Diagnostics go to stderr only (protocol.md §2).
 func logLine(_ text: String) {
-    _ = writeAll(2, Array("hackmatrix: \(text)\n".utf8))
+    let bytes = Array("hackmatrix: \(text)\n".utf8)
+    _ = bytes.withUnsafeBufferPointer { writeAll(2, $0) }
 }

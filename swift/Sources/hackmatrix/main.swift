@@ -54,10 +54,10 @@ func serve(_ options: Options) -> Int32 {
             out.removeAll()
             session.handle(line: line, into: &out)
             if options.logLevel >= .debug {
-                logLine("line \(session.lineNumber): \(line.count) bytes in, \(out.bytes.count) bytes out")
+                logLine("line \(session.lineNumber): \(line.count) bytes in, \(out.count) bytes out")
             }
             out.raw("\n")
-            writeFailed = !writeAll(1, out.bytes)
+            writeFailed = !out.withBytes { writeAll(1, $0) }
         })
     {}
     if writeFailed {
