@@ -2,6 +2,7 @@
 
 import os
 import signal
+import sys
 
 import gymnasium as gym
 import numpy as np
@@ -16,6 +17,20 @@ def test_missing_binary_gives_a_clear_error(monkeypatch, tmp_path):
     monkeypatch.setenv("HACKMATRIX_BINARY", str(tmp_path / "no-such-binary"))
     with pytest.raises(FileNotFoundError, match="HACKMATRIX_BINARY"):
         HackMatrixEnv()
+
+
+def test_an_engine_of_another_protocol_is_refused(tmp_path):
+    script = tmp_path / "old_engine.py"
+    script.write_text(
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    print(json.dumps({'protocol': 'hackmatrix-cli', 'protocolVersion': '1.0', 'actionCount': 28}), flush=True)\n"
+    )
+    exe = tmp_path / "old-hackmatrix"
+    exe.write_text(f"#!/bin/sh\nexec {sys.executable} {script}\n")
+    exe.chmod(0o755)
+    with pytest.raises(RuntimeError, match="speaks protocol 1.0"):
+        HackMatrixEnv(binary=str(exe))
 
 
 @pytest.fixture
