@@ -23,8 +23,6 @@ struct FieldReader {
 
     func child(_ key: String) -> String { "\(path).\(key)" }
 
-    func has(_ key: String) -> Bool { object.present(key) != nil }
-
     func missing(_ key: String) -> StateError {
         StateError(path: child(key), reason: "missing", message: "\(child(key)) is required")
     }

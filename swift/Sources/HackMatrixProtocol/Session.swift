@@ -125,7 +125,7 @@ public struct Session {
         }
         guard actionValue.isIntegral, case .number(let d) = actionValue else {
             throw ProtocolError(
-                .invalidRequest, "actionIndex must be an integer, not \(actionValue.typeName == "a number" ? "a fraction" : actionValue.typeName)",
+                .invalidRequest, "actionIndex must be an integer, not \(Self.describe(actionValue))",
                 details: [("actionIndex", actionValue)])
         }
         guard var state = game else { throw noGame }
@@ -281,6 +281,12 @@ public struct Session {
         }
         out.endArray()
         out.key("step_index"); out.int(Int(state.stepIndex))
+    }
+
+    /// What a rejected request value is, for messages ("3.5", "a string").
+    static func describe(_ value: JSONValue) -> String {
+        if case .number(let d) = value { return numberText(d) }
+        return value.typeName
     }
 
     /// A request number as text: integral values without a fraction.
