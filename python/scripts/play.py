@@ -163,6 +163,10 @@ def main(argv=None) -> int:
         print(f"terminal mode: {viewer.fallback_reason}", file=sys.stderr)
     try:
         game = HumanGame(session, args.seed)
+        if hasattr(session, "warm_up"):
+            print("compiling the JAX engine (about a minute the first time, cached afterwards)...",
+                  file=sys.stderr, flush=True)
+            session.warm_up()
         if viewer.mode == "window":
             play_window(game, viewer)
         else:

@@ -10,8 +10,10 @@ the 15 reward components. An action the engine rejects raises
 
 from __future__ import annotations
 
+import os
 import secrets
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -110,6 +112,16 @@ class SwiftSession:
         self._engine.close()
 
 
+def _enable_compilation_cache(jax) -> None:
+    """Keep compiled engine code on disk: the step function takes about a minute to compile on a
+    small CPU and seconds to load. $JAX_COMPILATION_CACHE_DIR, when set, is left as it is."""
+    if os.environ.get("JAX_COMPILATION_CACHE_DIR") or jax.config.jax_compilation_cache_dir:
+        return
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    jax.config.update("jax_compilation_cache_dir", str(base / "hackmatrix" / "jax-compile"))
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 1.0)
+
+
 class JaxSession:
     name = "jax"
 
@@ -117,6 +129,8 @@ class JaxSession:
         import jax
 
         from hackmatrix import jax_env
+
+        _enable_compilation_cache(jax)
 
         self._jax = jax
         self._env = jax_env
@@ -137,6 +151,13 @@ class JaxSession:
         self._mask = [bool(v) for v in np.asarray(self._mask_fn(state))]
         self.seed = seed
         return seed
+
+    def warm_up(self) -> None:
+        """Compile the step function now (by stepping a throw-away copy) instead of on the first move."""
+        self._require_game()
+        valid = [a for a, ok in enumerate(self._mask) if ok]
+        if valid:
+            self._jax.block_until_ready(self._step_fn(self._key, self._state, np.int32(valid[0]), self._params))
 
     def state(self) -> dict:
         self._require_game()
