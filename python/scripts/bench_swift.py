@@ -50,10 +50,16 @@ def bench_pipe(binary: Path, steps: int, policy_seed: int) -> dict:
     stdin, stdout = proc.stdin, proc.stdout
     assert stdin is not None and stdout is not None
 
+    parse_seconds = 0.0  # time spent in json.loads: the client's share of a round trip
+
     def request(line: str) -> dict:
+        nonlocal parse_seconds
         stdin.write(line.encode() + b"\n")
         stdin.flush()
-        response = json.loads(stdout.readline())
+        raw = stdout.readline()
+        before = time.perf_counter()
+        response = json.loads(raw)
+        parse_seconds += time.perf_counter() - before
         if "error" in response:
             raise RuntimeError(f"{line} -> {response}")
         return response
@@ -88,6 +94,8 @@ def bench_pipe(binary: Path, steps: int, policy_seed: int) -> dict:
         "seconds": seconds,
         "steps_per_second": taken / seconds,
         "requests_per_second": requests / seconds,
+        "client_json_loads_seconds": parse_seconds,
+        "client_json_loads_us_per_request": parse_seconds / requests * 1e6,
     }
 
 
@@ -122,7 +130,12 @@ def main() -> int:
     result = {
         "benchmark": "bench_swift",
         "binary": str(args.binary),
-        "machine": {"platform": platform.platform(), "cpu_count": os.cpu_count(), "python": platform.python_version()},
+        "machine": {
+            "platform": platform.platform(),
+            "cpu_count": os.cpu_count(),
+            "load_average_1min": os.getloadavg()[0],
+            "python": platform.python_version(),
+        },
         "in_process": in_process,
         "pipe": pipe,
         "original_pipe_steps_per_second": ORIGINAL_PIPE_STEPS_PER_SECOND,
@@ -130,6 +143,11 @@ def main() -> int:
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
+    print(
+        f"pipe: json.loads in the client took {pipe['client_json_loads_us_per_request']:.0f} us per request "
+        f"({pipe['client_json_loads_seconds'] / pipe['seconds']:.0%} of the pipe run); "
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
+    )
     print(f"wrote {args.out}")
     return 0
 
