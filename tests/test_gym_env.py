@@ -299,3 +299,21 @@ def test_gymnasium_vector_env(swift_binary, kind):
             masks = np.stack(vec.call("action_masks"))
     finally:
         vec.close()
+
+
+@pytest.mark.swift
+def test_bench_gym_writes_its_table_as_json(swift_binary, tmp_path):
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "python" / "scripts" / "bench_gym.py"
+    spec = importlib.util.spec_from_file_location("bench_gym", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    out = tmp_path / "bench.json"
+    assert bench.main(["--seconds", "0.3", "--num-envs", "1", "--skip-ppo", "--binary", str(swift_binary),
+                       "--out", str(out)]) == 0
+    rows = json.loads(out.read_text())["rows"]
+    assert set(rows) == {"cli_client", "gym_env", "subproc_vec_1"}
+    assert all(row["steps"] > 0 and row["steps_per_second"] > 0 for row in rows.values())
