@@ -292,8 +292,8 @@ public enum StateDecoder {
         let lastRow = try r.optionalInt("lastKnownRow", coordinate)
         let lastCol = try r.optionalInt("lastKnownCol", coordinate)
         if (lastRow == nil) != (lastCol == nil) {
-            let key = lastRow == nil ? "lastKnownRow" : "lastKnownCol"
-            throw StateError(path: r.child(key), reason: "inconsistent", message: "lastKnownRow and lastKnownCol of \(path) must both be given or both be null")
+            // Reported at lastKnownRow either way, as the JAX loader does.
+            throw StateError(path: r.child("lastKnownRow"), reason: "inconsistent", message: "lastKnownRow and lastKnownCol of \(path) must both be given or both be null")
         }
         if inSnapshot {
             try requireFalse(fromSiphon, r, "spawnedFromSiphon", "snapshots do not store origin flags")

@@ -111,7 +111,7 @@ final class StateValidationTests: XCTestCase {
         reject("\"enemies\":[{\"type\":\"virus\",\"row\":1,\"col\":6,\"hp\":1}]", path: "state.enemies[0].col")
         reject("\"enemies\":[{\"type\":\"virus\",\"row\":1,\"col\":1,\"hp\":1,\"disabledTurns\":2}]", path: "state.enemies[0].disabledTurns")
         reject("\"enemies\":[{\"type\":\"cryptog\",\"row\":1,\"col\":1,\"hp\":1,\"lastKnownRow\":2}]",
-               path: "state.enemies[0].lastKnownCol", reason: "inconsistent")
+               path: "state.enemies[0].lastKnownRow", reason: "inconsistent")
         reject("\"enemies\":[{\"type\":\"virus\",\"row\":1,\"col\":1,\"hp\":1,\"lastKnownRow\":7,\"lastKnownCol\":0}]",
                path: "state.enemies[0].lastKnownRow", reason: "out of range")
         let state = accept("\"enemies\":[{\"type\":\"CrYpToG\",\"row\":1,\"col\":1,\"hp\":2},{\"type\":\"DAEMON\",\"row\":3,\"col\":3,\"hp\":3,\"lastKnownRow\":0,\"lastKnownCol\":0}]")
