@@ -98,7 +98,11 @@ class MetricsLogger:
         self.run = None
         self.url = None
         if enabled_wandb:
-            self._start_wandb(project, entity, run_name, config, rewind_to)
+            try:
+                self._start_wandb(project, entity, run_name, config, rewind_to)
+            except Exception as error:  # noqa: BLE001 - W&B must never stop training
+                print(f"WARNING: W&B setup failed ({error}); logging to metrics.jsonl only")
+                self.run = None
 
     def _start_wandb(self, project, entity, run_name, config, rewind_to):
         try:

@@ -24,6 +24,7 @@ from flax.training.train_state import TrainState
 from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
 from . import distribution
+from .autoreset import make_auto_reset
 from .config import TrainConfig
 from .network import NUM_ACTIONS, OBS_SIZE, make_network
 
@@ -103,6 +104,7 @@ def make_train(config: TrainConfig, env, env_params=None, mesh: Optional[Mesh] =
     v_reset = jax.vmap(env.reset, in_axes=(0, None))
     v_step = jax.vmap(env.step, in_axes=(0, 0, 0, None))
     v_mask = jax.vmap(env.action_mask)
+    auto_reset = make_auto_reset(env, env_params, num_envs)
 
     def keep_env_sharded(tree, sharding=env_sharding):
         return jax.tree_util.tree_map(lambda x: jax.lax.with_sharding_constraint(x, sharding), tree)
@@ -142,14 +144,7 @@ def make_train(config: TrainConfig, env, env_params=None, mesh: Optional[Mesh] =
         completed_length = jnp.where(done, episode_length, 0)
 
         # Auto-reset with its own keys; the carried obs is the post-reset one.
-        reset_obs, reset_state = v_reset(jax.random.split(reset_key, num_envs), env_params)
-
-        def pick(fresh, old):
-            cond = done.reshape(done.shape + (1,) * (old.ndim - 1))
-            return jnp.where(cond, fresh, old)
-
-        next_state = jax.tree_util.tree_map(pick, reset_state, next_state)
-        next_obs = pick(reset_obs, next_obs)
+        next_state, next_obs = auto_reset(reset_key, done, next_state, next_obs)
 
         components = jnp.stack([info["reward_components"][name] for name in reward_names], -1)
         transition = Transition(
