@@ -34,8 +34,8 @@ class Outcome:
     extra: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.obs = np.asarray(self.obs, dtype=np.float32).reshape(-1)
-        self.mask = np.asarray(self.mask, dtype=bool).reshape(-1)
+        self.obs = np.array(self.obs, dtype=np.float32).reshape(-1)  # a writable copy
+        self.mask = np.array(self.mask, dtype=bool).reshape(-1)
         if self.obs.shape != (FLAT_SIZE,):
             raise ValueError(f"observation has {self.obs.shape[0]} entries, expected {FLAT_SIZE}")
         if self.mask.shape != (ACTION_COUNT,):
@@ -111,6 +111,9 @@ class JaxAdapter:
     name = "jax"
 
     def __init__(self) -> None:
+        from parity.jaxsetup import configure_jax
+
+        configure_jax()
         import jax
 
         from hackmatrix import jax_env
@@ -130,14 +133,19 @@ class JaxAdapter:
         self._jax = jax
         self.state = None
 
+    def _canonical(self, state):
+        # Plain (non-weak) arrays, so every state has one jit signature: no recompiles per trace.
+        return self._jax.device_put(self._jax.tree.map(np.asarray, state))
+
     def start(self, seed: int | None, state: dict | None) -> Outcome:
         import jax.numpy as jnp
 
         if state is not None:
-            self.state = self._env.state_from_json(state)
+            self.state = self._canonical(self._env.state_from_json(state))
             obs, mask = self._observe(self.state)
         else:
-            obs, self.state = self._reset(jnp.uint32(seed), self._params)
+            obs, state = self._reset(jnp.uint32(seed), self._params)
+            self.state = self._canonical(state)
             _, mask = self._observe(self.state)
         return Outcome(obs=np.asarray(obs), mask=np.asarray(mask))
 

@@ -97,6 +97,9 @@ class JaxBatch:
     """The JAX engine over a batch of episodes (vmapped, jitted once per batch size)."""
 
     def __init__(self) -> None:
+        from parity.jaxsetup import configure_jax
+
+        configure_jax()
         import jax
 
         from hackmatrix import jax_env
@@ -124,7 +127,9 @@ class JaxBatch:
     def stack(self, states):
         import jax.numpy as jnp
 
-        return self.jax.tree.map(lambda *xs: jnp.stack(xs), *states)
+        # numpy leaves first: a state from state_from_json and one from reset then share one
+        # (non-weak) jit signature.
+        return self.jax.device_put(self.jax.tree.map(lambda *xs: np.stack([np.asarray(x) for x in xs]), *states))
 
     def observe(self, states):
         obs, mask = self._observe(states)
