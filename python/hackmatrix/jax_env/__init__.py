@@ -1,7 +1,7 @@
 """Pure-JAX HackMatrix engine: jit- and vmap-able, bit-identical to the Swift reference."""
 
 from .constants import REWARD_COMPONENT_NAMES
-from .env import HackMatrixEnv, reset, reset_from_seed, step
+from .env import HackMatrixEnv, reset, reset_from_seed, reset_where, step
 from .mask import action_mask, get_action_mask
 from .observation import flatten_observation, observe
 from .serialization import state_from_json, state_to_json
@@ -9,5 +9,5 @@ from .state import EnvParams, EnvState
 
 __all__ = [
     "EnvParams", "EnvState", "HackMatrixEnv", "REWARD_COMPONENT_NAMES", "action_mask", "flatten_observation",
-    "get_action_mask", "observe", "reset", "reset_from_seed", "state_from_json", "state_to_json", "step",
+    "get_action_mask", "observe", "reset", "reset_from_seed", "reset_where", "state_from_json", "state_to_json", "step",
 ]

@@ -3,6 +3,7 @@
 import jax
 import jax.numpy as jnp
 
+from .batching import apply_compacted
 from .generation import new_game
 from .mask import action_mask
 from .observation import flatten_observation, observe
@@ -28,6 +29,23 @@ def step(key, state, action, params=None):
     return flatten_observation(observe(state)), state, reward, done, info
 
 
+def _fresh_game(seed):
+    state = new_game(seed)
+    return flatten_observation(observe(state)), state
+
+
+def reset_where(key, done, obs, states, params=None):
+    """Batched auto-reset: replace the envs where `done` with new games, generating only those.
+
+    Not meant to be vmapped: `done` is bool[B], `obs` f32[B, 1545], `states` a
+    batch of states. Equivalent to selecting `vmap(reset)` where done, but a
+    fresh game is computed only for the finished envs (stage generation is the
+    costliest part of the game).
+    """
+    seeds = jax.random.bits(key, done.shape, jnp.uint32)
+    return apply_compacted(_fresh_game, done, seeds, (obs, states))
+
+
 class HackMatrixEnv:
     """Thin object wrapper over the pure functions, for code that prefers one."""
 
@@ -46,6 +64,9 @@ class HackMatrixEnv:
 
     def step(self, key, state, action, params=None):
         return step(key, state, action, params)
+
+    def reset_where(self, key, done, obs, states, params=None):
+        return reset_where(key, done, obs, states, params)
 
     def action_mask(self, state):
         return action_mask(state)

@@ -46,18 +46,47 @@ def _layouts_valid(chosen, exit_pos):
     return connected & siphonable
 
 
+ATTEMPT_CHUNK = 8  # attempts evaluated together; chunks run until one holds a valid layout
+
+
+def _choose_cells(seed, step, allowed, n, attempts):
+    """The block cells of each attempt: the n smallest (key, cell) among allowed cells."""
+    items = (36 * attempts[:, None] + CELLS[None, :]).astype(jnp.uint32)
+    keys = draw_from_base(site_base(seed, SITE_BLOCK_CELLS, step), items)
+    ranks = rank_keys(keys, jnp.broadcast_to(allowed, keys.shape))
+    return allowed[None, :] & (ranks < n)
+
+
+def _first_valid_attempt(seed, step, allowed, n, exit_pos):
+    """Lowest attempt in 0..99 with a valid layout, or BLOCK_ATTEMPTS when none.
+
+    Attempts are independent (§10.3), so a chunk of them is checked at once and
+    later chunks are only evaluated while no valid attempt has been found.
+    """
+    def not_done(carry):
+        chunk, found = carry
+        return (found >= BLOCK_ATTEMPTS) & (chunk * ATTEMPT_CHUNK < BLOCK_ATTEMPTS)
+
+    def body(carry):
+        chunk, _ = carry
+        attempts = chunk * ATTEMPT_CHUNK + jnp.arange(ATTEMPT_CHUNK, dtype=jnp.int32)
+        valid = _layouts_valid(_choose_cells(seed, step, allowed, n, attempts), exit_pos)
+        valid = valid & (attempts < BLOCK_ATTEMPTS)
+        found = jnp.where(jnp.any(valid), attempts[jnp.argmax(valid)], BLOCK_ATTEMPTS)
+        return chunk + 1, found
+
+    _, found = jax.lax.while_loop(not_done, body, (jnp.asarray(0, jnp.int32), jnp.asarray(BLOCK_ATTEMPTS, jnp.int32)))
+    return found
+
+
 def place_blocks(board, seed, step, exit_pos):
-    """placeBlocks (§10.3): the lowest-numbered valid attempt, all attempts evaluated at once."""
+    """placeBlocks (§10.3): the lowest-numbered valid attempt, or no blocks after 100 failures."""
     n = 5 + (draw(seed, SITE_BLOCK_COUNT, step, 0) % jnp.uint32(7)).astype(jnp.int32)
     has_enemy, has_tx = occupied_cells(board)
     allowed = ~IS_CORNER & ~has_enemy & ~has_tx
-    items = (36 * ATTEMPTS[:, None] + CELLS[None, :]).astype(np.uint32)
-    keys = draw_from_base(site_base(seed, SITE_BLOCK_CELLS, step), items)
-    chosen_all = allowed[None, :] & (rank_keys(keys, jnp.broadcast_to(allowed, keys.shape)) < n)
-    valid = _layouts_valid(chosen_all, exit_pos)
-    any_valid = jnp.any(valid)
-    a = jnp.argmax(valid)
-    chosen = chosen_all[a] & any_valid
+    a = _first_valid_attempt(seed, step, allowed, n, exit_pos)
+    any_valid = a < BLOCK_ATTEMPTS
+    chosen = _choose_cells(seed, step, allowed, n, a[None])[0] & any_valid
     item = (36 * a + CELLS).astype(jnp.uint32)
     data = draw(seed, SITE_BLOCK_IS_DATA, step, item) % jnp.uint32(100) < 50
     question = draw(seed, SITE_BLOCK_IS_QUESTION, step, item) % jnp.uint32(100) < 10

@@ -4,6 +4,7 @@ import jax
 import jax.numpy as jnp
 
 from .actions import directional, siphon
+from .batching import where_needed
 from .constants import (DIED, LAST_STAGE, MAX_HP, NUM_ACTIONS, PROGRAM_CREDITS, PROGRAM_ENERGY,
                         REWARD_COMPONENT_NAMES, RUNNING, WAIT, WON)
 from .enemy_phase import enemy_phase
@@ -41,16 +42,20 @@ def player_action(state, action):
     return new, ev, ends_turn
 
 
-def complete_stage(state):
-    """§10.6: +1 hp, then the next stage or victory."""
-    board = state.board.replace(hp=jnp.minimum(MAX_HP, state.board.hp + 1))
-    state = state.replace(board=board)
+_generate_where = where_needed(generate_stage)
+
+
+def complete_stage(state, exit_reached):
+    """§10.6 when the exit was reached: +1 hp, then the next stage (generated) or victory."""
     last = state.stage >= LAST_STAGE
-    advanced = state.replace(stage=jnp.minimum(state.stage + 1, LAST_STAGE),
-                             interval=13 - jnp.minimum(state.stage + 1, LAST_STAGE))
-    generated = generate_stage(advanced)
-    won = state.replace(outcome=jnp.asarray(WON, jnp.int32))
-    return _select(last, won, generated)
+    completed = state.replace(
+        board=state.board.replace(hp=jnp.minimum(MAX_HP, state.board.hp + 1)),
+        stage=jnp.where(last, state.stage, state.stage + 1),
+        interval=jnp.where(last, state.interval, 13 - (state.stage + 1)),
+        outcome=jnp.where(last, WON, state.outcome),
+    )
+    state = _select(exit_reached, completed, state)
+    return _generate_where(exit_reached & ~last, state)
 
 
 def end_check(state):
@@ -77,7 +82,7 @@ def _execute(state, action):
 
     state, ev, ends_turn = player_action(state, action)
     exit_reached = ev["exit_reached"]
-    state = jax.lax.cond(exit_reached, complete_stage, lambda s: s, state)
+    state = complete_stage(state, exit_reached)
     state = jax.lax.cond(~exit_reached & ends_turn, enemy_phase, lambda s: s, state)
     state = end_check(state)
     after = state.board

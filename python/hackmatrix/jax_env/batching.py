@@ -1,0 +1,57 @@
+"""Run an expensive per-env function only for the envs that need it.
+
+Under `vmap` a `lax.cond` becomes a select that evaluates both branches for
+every env. Stage generation is by far the most expensive piece of the game
+(block layouts are searched attempt by attempt) but is needed rarely: on a
+stage completion, or for an env that is being reset. `where_needed` gives such
+a function a custom batching rule that gathers the envs that need it into
+chunks, runs it only on them and scatters the results back.
+"""
+
+import jax
+import jax.numpy as jnp
+from jax.custom_batching import custom_vmap
+
+
+def chunk_size(batch):
+    """Envs per chunk: a small share of the batch (most steps need few or none)."""
+    return max(1, min(batch, 8 + batch // 32))
+
+
+def apply_compacted(fn, need, args, base):
+    """For a batch: base[i] <- fn(args[i]) wherever need[i], evaluating fn in chunks of needing envs."""
+    batch = need.shape[0]
+    size = chunk_size(batch)
+
+    def pending(carry):
+        return jnp.any(carry[0])
+
+    def one_chunk(carry):
+        need, base = carry
+        idx = jnp.nonzero(need, size=size, fill_value=batch)[0]
+        safe = jnp.where(idx < batch, idx, 0)
+        out = jax.vmap(fn)(jax.tree_util.tree_map(lambda x: x[safe], args))
+        base = jax.tree_util.tree_map(lambda b, o: b.at[idx].set(o, mode="drop"), base, out)
+        return need.at[idx].set(False, mode="drop"), base
+
+    return jax.lax.while_loop(pending, one_chunk, (need, base))[1]
+
+
+def where_needed(fn):
+    """g(need, x) = fn(x) if need else x, for fn: pytree -> pytree of the same structure."""
+
+    @custom_vmap
+    def gated(need, x):
+        return jax.lax.cond(need, fn, lambda y: y, x)
+
+    @gated.def_vmap
+    def _rule(axis_size, in_batched, need, x):
+        need_batched, x_batched = in_batched
+        if not need_batched:
+            need = jnp.broadcast_to(need, (axis_size,))
+        x = jax.tree_util.tree_map(
+            lambda leaf, b: leaf if b else jnp.broadcast_to(leaf, (axis_size,) + jnp.shape(leaf)), x, x_batched)
+        out = apply_compacted(fn, need, x, x)
+        return out, jax.tree_util.tree_map(lambda _: True, x)
+
+    return gated
