@@ -1,0 +1,16 @@
+"""PureJaxRL-style action-masked PPO for the HackMatrix JAX engine.
+
+Modules, each with one job:
+    config        flags, defaults, derived sizes, batch auto-scaling, device tuning
+    device        device detection, compilation cache, multi-host start-up
+    network       the shared-trunk ActorCritic
+    distribution  masked sampling, log-probs and entropy
+    autoreset     resetting only the envs that finished
+    train         make_train: rollout, GAE, epochs/minibatches, jitted chunks
+    metrics       chunk aggregation, console line, metrics.jsonl and W&B
+    checkpoint    atomic checkpoint files, loading, resume resolution, run names
+    evaluate      eval/* rollouts (sampled, greedy or uniformly random policy)
+    cli           the driver behind scripts/train_purejaxrl.py
+
+Importing this package imports nothing heavy; import the submodules you need.
+"""

@@ -1,0 +1,63 @@
+"""Run naming and resume resolution (training.md §4.4, §4.5)."""
+
+import datetime
+import hashlib
+import os
+
+import pytest
+
+from hackmatrix.purejaxrl.checkpoint import (CheckpointError, latest_checkpoint, next_run_name,
+                                             resolve_resume)
+from hackmatrix.purejaxrl.config import RESUME_LATEST
+from hackmatrix.purejaxrl.metrics import wandb_run_id
+
+DAY = datetime.date(2026, 2, 5)
+
+
+def test_run_names_count_up_per_day(tmp_path):
+    assert next_run_name(tmp_path, today=DAY) == "hackmatrix-jax-feb05-26-1"
+    (tmp_path / "hackmatrix-jax-feb05-26-1").mkdir()
+    (tmp_path / "hackmatrix-jax-feb05-26-7-bignet").mkdir()
+    (tmp_path / "hackmatrix-jax-feb04-26-9").mkdir()
+    assert next_run_name(tmp_path, today=DAY) == "hackmatrix-jax-feb05-26-8"
+    assert next_run_name(tmp_path, "BigNet", today=DAY) == "hackmatrix-jax-feb05-26-8-bignet"
+
+
+def test_wandb_id_is_md5_prefix():
+    assert wandb_run_id("run") == hashlib.md5(b"run").hexdigest()[:8]
+
+
+def make_run(root, name, steps):
+    run = root / name
+    run.mkdir()
+    for step in steps:
+        (run / f"checkpoint_{step}.pkl").write_bytes(b"x")
+    return run
+
+
+def test_resume_targets_resolve(tmp_path):
+    old = make_run(tmp_path, "old", [5])
+    new = make_run(tmp_path, "new", [2, 10, 9])
+    assert latest_checkpoint(new).name == "checkpoint_10.pkl"      # numeric, not lexical
+    assert resolve_resume(str(new), None, tmp_path, RESUME_LATEST) == new / "checkpoint_10.pkl"
+    assert resolve_resume("old", None, tmp_path, RESUME_LATEST) == old / "checkpoint_5.pkl"
+    path = old / "checkpoint_5.pkl"
+    assert resolve_resume(str(path), None, tmp_path, RESUME_LATEST) == path
+    assert resolve_resume(None, wandb_run_id("old"), tmp_path, RESUME_LATEST) == path
+    assert resolve_resume(None, "new", tmp_path, RESUME_LATEST).parent == new
+    assert resolve_resume(None, None, tmp_path, RESUME_LATEST) is None
+    os.utime(old, (1e10, 1e10))
+    assert resolve_resume(RESUME_LATEST, None, tmp_path, RESUME_LATEST).parent == old
+
+
+@pytest.mark.parametrize("value, run", [("missing", None), (None, "deadbeef")])
+def test_unknown_resume_targets_are_errors(tmp_path, value, run):
+    make_run(tmp_path, "a", [1])
+    with pytest.raises(CheckpointError):
+        resolve_resume(value, run, tmp_path, RESUME_LATEST)
+
+
+def test_empty_run_directory_is_an_error(tmp_path):
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(CheckpointError, match="no checkpoint"):
+        resolve_resume(str(tmp_path / "empty"), None, tmp_path, RESUME_LATEST)
