@@ -120,11 +120,20 @@ def test_text_viewer_cannot_show_raw_frames(monkeypatch):
 # ------------------------------------------------------------ watch_jax_agent.py
 
 
-def _script_env(**extra):
+@pytest.fixture(scope="session")
+def jax_cache(tmp_path_factory):
+    """One on-disk compilation cache for every script run in the session (compiling the engine's
+    step takes about a minute on a small CPU; loading it from the cache takes seconds)."""
+    return tmp_path_factory.getbasetemp() / "jax-compile-cache"
+
+
+def _script_env(cache_dir=None, **extra):
     env = dict(os.environ)
     for name in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER"):
         env.pop(name, None)
     env.update(JAX_PLATFORMS="cpu", WANDB_MODE="offline", PYTHONPATH=str(REPO / "python"), **extra)
+    if cache_dir is not None:
+        env["JAX_COMPILATION_CACHE_DIR"] = str(cache_dir)
     return env
 
 
@@ -164,23 +173,23 @@ def test_policy_detects_architecture_and_rejects_mismatch(tmp_path):
         find_latest_params(tmp_path / "missing-dir")
 
 
-def _watch(args, tmp_path, timeout=600):
+def _watch(args, tmp_path, cache_dir=None, timeout=600):
     return subprocess.run([sys.executable, str(REPO / "python/scripts/watch_jax_agent.py"), *args],
-                          cwd=tmp_path, env=_script_env(), capture_output=True, text=True, timeout=timeout)
+                          cwd=tmp_path, env=_script_env(cache_dir), capture_output=True, text=True, timeout=timeout)
 
 
 def _steps_taken(stdout: str) -> int:
     return sum(int(m) for m in re.findall(r"episode \d+: \w[\w ]*, (\d+) steps", stdout))
 
 
-def test_watch_records_one_gif_frame_per_step_on_jax(tmp_path):
+def test_watch_records_one_gif_frame_per_step_on_jax(tmp_path, jax_cache):
     pytest.importorskip("hackmatrix.jax_env.serialization")
     from PIL import Image
 
     _tiny_params(tmp_path / "checkpoints" / "hackmatrix-jax-jan01-26-1" / "params_1.npz")
     gif = tmp_path / "episode.gif"
     result = _watch(["--latest", "--engine", "jax", "--episodes", "2", "--max-steps", "6", "--seed", "3",
-                     "--speed", "0", "--record", str(gif)], tmp_path)
+                     "--speed", "0", "--record", str(gif)], tmp_path, jax_cache)
     assert result.returncode == 0, result.stdout + result.stderr
     steps = _steps_taken(result.stdout)
     assert 2 <= steps <= 12
@@ -192,7 +201,7 @@ def test_watch_records_one_gif_frame_per_step_on_jax(tmp_path):
 
 
 @pytest.mark.slow
-def test_watch_a_freshly_trained_checkpoint(tmp_path):
+def test_watch_a_freshly_trained_checkpoint(tmp_path, jax_cache):
     """Train a tiny run with the real trainer, then record its play."""
     pytest.importorskip("hackmatrix.jax_env.serialization")
     from PIL import Image
@@ -201,12 +210,12 @@ def test_watch_a_freshly_trained_checkpoint(tmp_path):
         [sys.executable, str(REPO / "python/scripts/train_purejaxrl.py"), "--num-envs", "4", "--num-steps", "8",
          "--total-timesteps", "64", "--hidden-dim", "16", "--num-layers", "1", "--no-wandb",
          "--checkpoint-dir", str(tmp_path / "checkpoints")],
-        cwd=tmp_path, env=_script_env(), capture_output=True, text=True, timeout=900)
+        cwd=tmp_path, env=_script_env(jax_cache), capture_output=True, text=True, timeout=900)
     assert train.returncode == 0, train.stdout[-3000:] + train.stderr[-3000:]
     gif = tmp_path / "trained.gif"
     result = _watch(["--latest", "--checkpoint-dir", str(tmp_path / "checkpoints"), "--engine", "jax",
                      "--episodes", "1", "--max-steps", "5", "--seed", "11", "--speed", "0", "--no-view",
-                     "--record", str(gif)], tmp_path)
+                     "--record", str(gif)], tmp_path, jax_cache)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "hidden_dim 16, num_layers 1" in result.stdout
     steps = _steps_taken(result.stdout)
@@ -218,3 +227,22 @@ def test_watch_reports_a_bad_model_path_clearly(tmp_path):
     result = _watch([str(tmp_path / "nope.npz"), "--engine", "jax"], tmp_path, timeout=300)
     assert result.returncode == 2
     assert "nope.npz" in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.swift
+def test_watch_plays_on_swift_by_default(tmp_path, swift_binary):
+    from PIL import Image
+
+    npz = _tiny_params(tmp_path / "run" / "params_2.npz", hidden_dim=8, num_layers=2)
+    gif = tmp_path / "swift.gif"
+    result = subprocess.run(
+        [sys.executable, str(REPO / "python/scripts/watch_jax_agent.py"), str(npz.parent), "--episodes", "2",
+         "--max-steps", "4", "--seed", "21", "--speed", "0", "--sample", "--record", str(gif)],
+        cwd=tmp_path, env=_script_env(HACKMATRIX_BINARY=str(swift_binary)), capture_output=True, text=True,
+        timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "swift engine" in result.stdout and "sampled actions" in result.stdout
+    assert "invalid actions reported by the swift engine: 0" in result.stdout
+    steps = _steps_taken(result.stdout)
+    with Image.open(gif) as image:
+        assert image.n_frames == steps >= 2
