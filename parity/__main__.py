@@ -121,7 +121,7 @@ def cmd_fuzz(args) -> int:
     result = fuzz(config, _binary(args))
     print(f"fuzz: {result.episodes} episodes, {result.steps} steps, {len(result.divergences)} divergences, "
           f"{result.wall_seconds:.1f} s wall ({result.steps / max(result.wall_seconds, 1e-9):.0f} steps/s; "
-          f"jax {result.jax_seconds:.1f} s, swift {result.swift_seconds:.1f} s)")
+          f"jax loop done after {result.jax_seconds:.1f} s, swift workers busy {result.swift_seconds:.1f} s)")
     for divergence in result.divergences:
         print(divergence.report())
     if args.coverage:

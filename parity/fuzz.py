@@ -71,8 +71,8 @@ class FuzzResult:
     divergences: list = field(default_factory=list)  # parity.replay.Divergence
     found_traces: list[Path] = field(default_factory=list)
     coverage: Coverage = field(default_factory=Coverage)
-    jax_seconds: float = 0.0
-    swift_seconds: float = 0.0
+    jax_seconds: float = 0.0  # wall time until the JAX side had played every episode
+    swift_seconds: float = 0.0  # summed busy time of the Swift verification workers
     wall_seconds: float = 0.0
 
 
@@ -153,43 +153,75 @@ def _digests(obs: np.ndarray) -> list[str]:
     return [obs_digest(row) for row in obs]
 
 
-def run_jax_round(batch: JaxBatch, starts: list[tuple[int, dict | None]], config: FuzzConfig,
-                  rng: np.random.Generator, coverage: Coverage) -> list[Episode]:
-    episodes = [Episode(seed=s, start_state=st) for s, st in starts]
-    singles = [batch.env.state_from_json(st) if st is not None else batch.single_reset(s) for s, st in starts]
+def _host_with_rows(batch: JaxBatch, states, rows: dict[int, object]):
+    """The batched state with the given rows replaced by single-episode states."""
+    host = batch.jax.tree.map(np.array, batch.jax.device_get(states))
+    for i, single in rows.items():
+        def put(leaf, value, i=i):
+            leaf[i] = np.asarray(value)
+            return leaf
+        host = batch.jax.tree.map(put, host, single)
+    return batch.jax.device_put(host)
+
+
+def jax_episodes(batch: JaxBatch, config: FuzzConfig, rng: np.random.Generator, coverage: Coverage):
+    """Plays ``config.episodes`` episodes, ``config.batch`` at a time in lock-step, and yields
+    each one as soon as it ends (done, or ``max_steps`` reached). A finished slot is refilled
+    with a new episode at once, so the batch stays full."""
+    size = min(config.batch, config.episodes)
+    pending = config.episodes
+
+    def new_episode():
+        nonlocal pending
+        pending -= 1
+        seed, state = make_starts(batch, rng, 1, config.rich_fraction)[0]
+        single = batch.env.state_from_json(state) if state is not None else batch.single_reset(seed)
+        return Episode(seed=seed, start_state=state), single
+
+    slots, singles = zip(*(new_episode() for _ in range(size)))
+    slots = list(slots)
     states = batch.stack(singles)
     obs, mask = batch.observe(states)
-    coverage.add_starts(obs)
-    for episode, digest, row in zip(episodes, _digests(obs), mask):
-        episode.start_digest, episode.start_mask = digest, row
-    running = mask.any(axis=1)
-    for t in range(config.max_steps):
-        if not running.any():
-            break
+    fresh = list(range(size))
+    active = np.ones(size, bool)
+    while active.any():
+        for i in fresh:
+            slots[i].start_digest, slots[i].start_mask = obs_digest(obs[i]), mask[i].copy()
+            coverage.add_starts(obs[i][None])
+            active[i] = mask[i].any()
+        fresh = []
         actions = sample_masked_batch(rng, mask, BIASED_WEIGHTS)
         states, obs, mask, reward, done, components, invalid = batch.step(states, actions)
-        live = np.flatnonzero(running)
+        live = np.flatnonzero(active)
         coverage.add_steps(actions[live], obs[live], components[live], done[live])
-        checkpoint = (t + 1) % config.state_every == 0 if config.state_every else False
-        host = None
+        host, refills = None, {}
         for i in live:
-            episode = episodes[i]
+            episode = slots[i]
+            t = len(episode.actions)
             if invalid[i]:
                 raise RuntimeError(f"JAX refused action {actions[i]} that its own mask allowed "
                                    f"(episode seed {episode.seed}, step {t})")
             episode.actions.append(int(actions[i]))
             episode.digests.append(obs_digest(obs[i]))
-            episode.masks.append(mask[i])
+            episode.masks.append(mask[i].copy())
             episode.rewards.append(float(reward[i]))
             episode.components.append(components[i])
             episode.dones.append(bool(done[i]))
-            finished = done[i] or t == config.max_steps - 1
-            if checkpoint or finished:
+            finished = bool(done[i]) or t + 1 >= config.max_steps
+            if finished or (config.state_every and (t + 1) % config.state_every == 0):
                 if host is None:
                     host = batch.jax.device_get(states)
                 episode.states[t] = batch.state_json(host, int(i))
-        running = running & ~done
-    return episodes
+            if finished:
+                yield episode
+                active[i] = False
+                if pending > 0:
+                    slots[i], refills[i] = new_episode()
+        if refills:
+            states = _host_with_rows(batch, states, refills)
+            obs, mask = batch.observe(states)
+            fresh = list(refills)
+            active[fresh] = True
 
 
 def _step_mismatch(response: dict, episode: Episode, t: int) -> list[Difference]:
@@ -287,6 +319,8 @@ def make_starts(batch: JaxBatch, rng: np.random.Generator, count: int, rich_frac
 
 
 def fuzz(config: FuzzConfig, binary=None) -> FuzzResult:
+    import queue
+
     from parity.swift_pipe import SwiftPipe
 
     if binary is None:
@@ -296,31 +330,32 @@ def fuzz(config: FuzzConfig, binary=None) -> FuzzResult:
     rng = np.random.default_rng(config.seed)
     result = FuzzResult()
     batch = JaxBatch()
-    pipes = [SwiftPipe(binary) for _ in range(config.workers)]
+    pipes: queue.Queue = queue.Queue()
+    for _ in range(config.workers):
+        pipes.put(SwiftPipe(binary))
+
+    def verify(episode: Episode):
+        pipe = pipes.get()
+        began = time.perf_counter()
+        try:
+            return episode, verify_on_swift(pipe, episode), time.perf_counter() - began
+        finally:
+            pipes.put(pipe)
+
     began = time.perf_counter()
     try:
         with ThreadPoolExecutor(max_workers=config.workers) as pool:
-            remaining = config.episodes
-            while remaining > 0 and len(result.divergences) < config.max_divergences:
-                size = min(config.batch, remaining)
-                remaining -= size
-                t0 = time.perf_counter()
-                episodes = run_jax_round(batch, make_starts(batch, rng, size, config.rich_fraction),
-                                         config, rng, result.coverage)
-                t1 = time.perf_counter()
-                chunks = [episodes[w::config.workers] for w in range(config.workers)]
-                verdicts = list(pool.map(lambda w: [verify_on_swift(pipes[w], e) for e in chunks[w]],
-                                         range(config.workers)))
-                result.jax_seconds += t1 - t0
-                result.swift_seconds += time.perf_counter() - t1
-                result.episodes += size
-                result.steps += sum(len(e.actions) for e in episodes)
-                for w, chunk in enumerate(chunks):
-                    for episode, verdict in zip(chunk, verdicts[w]):
-                        if verdict is not None and len(result.divergences) < config.max_divergences:
-                            _investigate(episode, verdict[0], verdict[1], config, result, binary)
+            futures = [pool.submit(verify, episode) for episode in jax_episodes(batch, config, rng, result.coverage)]
+            result.jax_seconds = time.perf_counter() - began
+            for future in futures:
+                episode, verdict, seconds = future.result()
+                result.swift_seconds += seconds
+                result.episodes += 1
+                result.steps += len(episode.actions)
+                if verdict is not None and len(result.divergences) < config.max_divergences:
+                    _investigate(episode, verdict[0], verdict[1], config, result, binary)
     finally:
-        for pipe in pipes:
-            pipe.close()
+        while not pipes.empty():
+            pipes.get().close()
     result.wall_seconds = time.perf_counter() - began
     return result
