@@ -162,3 +162,23 @@ def test_shrink_turns_a_late_divergence_into_a_one_step_setstate_trace(engines, 
     small = shrink(trace, divergence, check, swift)
     assert small.start_state is not None and small.start_state["stepIndex"] == 5
     assert len(small.steps) == 1 and check(small).fields == ["reward_components.score_gain"]
+
+
+def test_fuzz_reports_a_perturbed_jax_batch(swift_binary, tmp_path, monkeypatch):
+    from parity.fuzz import JaxBatch
+
+    original, calls = JaxBatch.step, {"n": 0}
+
+    def step(self, states, actions):
+        out = original(self, states, actions)
+        calls["n"] += 1
+        if calls["n"] == 3:  # third lock-step tick: every live episode gets a phantom kill
+            out[5][:, 3] += 0.3
+        return out
+
+    monkeypatch.setattr(JaxBatch, "step", step)
+    config = FuzzConfig(episodes=64, batch=64, max_steps=10, seed=5, found_dir=tmp_path, max_divergences=1)
+    result = fuzz(config, str(swift_binary))
+    assert len(result.divergences) == 1
+    divergence = result.divergences[0]
+    assert divergence.step == 2 and divergence.fields[0] == "reward_components.kills"
