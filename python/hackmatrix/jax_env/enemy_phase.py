@@ -104,12 +104,17 @@ def _act(sub_step, carry):
 
 
 def enemies_act(board, seed, step):
-    """§8.4: sub-step 0 for all enemies, sub-step 1 for viruses, in keyed orders."""
+    """§8.4: sub-step 0 for all enemies, sub-step 1 for viruses, in keyed orders.
+
+    The loop visits the active enemies only (under vmap: up to the largest
+    enemy count in the batch) instead of all 35 slots.
+    """
     attacked = jnp.zeros(MAX_OCCUPANTS, jnp.bool_)
+    count = jnp.sum(board.e_active)
     for sub_step, site in ((0, SITE_ENEMY_ORDER_A), (1, SITE_ENEMY_ORDER_B)):
         order = _activation_order(board, seed, step, site)
-        board, attacked, _, _ = jax.lax.fori_loop(
-            0, MAX_OCCUPANTS, lambda _, c, s=sub_step: _act(s, c), (board, attacked, order, jnp.asarray(0)))
+        board, attacked, _, _ = jax.lax.while_loop(
+            lambda c: c[3] < count, lambda c, s=sub_step: _act(s, c), (board, attacked, order, jnp.asarray(0)))
     return board
 
 

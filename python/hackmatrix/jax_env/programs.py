@@ -52,11 +52,13 @@ def _resolve_moves(board, want):
     occupant = enemy_slot_at(board)[w]
     moving = moving & ~tx_there
 
-    def cancel(_, mv):
+    def cancel(carry):
+        mv, _ = carry
         blocked = (occupant >= 0) & ~mv[jnp.clip(occupant, 0, MAX_OCCUPANTS - 1)]
-        return mv & ~blocked
+        return mv & ~blocked, jnp.any(mv & blocked)
 
-    moving = jax.lax.fori_loop(0, MAX_OCCUPANTS, cancel, moving)
+    # Repeat full passes until one cancels nobody (each pass cancels at least one, so <= 35 passes).
+    moving, _ = jax.lax.while_loop(lambda c: c[1], cancel, (moving, jnp.asarray(True)))
     return board.replace(e_pos=jnp.where(moving, want, board.e_pos))
 
 
