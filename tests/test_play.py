@@ -89,3 +89,91 @@ def test_play_in_terminal_on_swift(tmp_path, swift_binary):
 def test_play_rejects_a_bad_seed(tmp_path):
     result = _play(["--engine", "jax", "--seed", "-1"], "", tmp_path)
     assert result.returncode == 2 and "--seed" in result.stderr
+
+
+# ------------------------------------------------------ window play, headless
+
+
+def _load_play_module():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("play_script", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class FakeSession:
+    """A 6x6 board where only UP and RIGHT are ever allowed; the third move ends the game."""
+
+    name = "fake"
+
+    def __init__(self):
+        self.actions = []
+        self.resets = 0
+
+    def reset(self, seed=None):
+        self.row, self.col, self.resets = 0, 0, self.resets + 1
+        self.actions_this_game = 0
+        return 9 if seed is None else seed
+
+    def state(self):
+        return {"player": {"row": self.row, "col": self.col}, "ownedPrograms": [14]}
+
+    def mask(self):
+        return [i in (0, 3) for i in range(28)]
+
+    def step(self, action):
+        from hackmatrix.render.sessions import InvalidActionError, StepOutcome
+
+        if not self.mask()[action]:
+            raise InvalidActionError(f"action_masked: {action}")
+        self.actions.append(action)
+        self.actions_this_game += 1
+        self.row, self.col = (self.row + 1, self.col) if action == 0 else (self.row, self.col + 1)
+        done = self.actions_this_game == 3
+        return StepOutcome(action, -0.01, {"step_penalty": -0.01}, done=done, died=done)
+
+    def close(self):
+        pass
+
+
+def test_window_play_with_keys_on_a_headless_display(monkeypatch, capsys):
+    import pygame
+
+    from hackmatrix.render import PALETTE, Layout
+    from hackmatrix.render.viewer import Viewer
+
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    play = _load_play_module()
+    session = FakeSession()
+    viewer = Viewer(mode="auto")
+    assert viewer.mode == "window"
+    game = play.HumanGame(session, seed=4)
+    viewer.show(session.state())  # opens the window so events can be posted
+    blocking_wait = viewer.wait_key
+    monkeypatch.setattr(viewer, "wait_key", lambda: blocking_wait(timeout=10) or "q")
+    for key in (pygame.K_RIGHT, pygame.K_s, pygame.K_u, pygame.K_UP, pygame.K_q):
+        pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=key, unicode="", mod=0, scancode=0))
+    play.play_window(game, viewer)
+    out = capsys.readouterr().out
+    assert session.actions == [3, 0], out
+    assert "not allowed now: siphon (4)" in out and "not allowed now: undo (14)" in out
+    assert "step 2: up (0)  reward -0.0100" in out
+    x, y = Layout(1.0, footer_lines=2).cell_center(1, 1)
+    assert tuple(viewer.capture()[y, x]) == PALETTE["player"]
+    viewer.close()
+
+
+def test_human_game_stops_at_the_end_and_starts_again():
+    play = _load_play_module()
+    session = FakeSession()
+    game = play.HumanGame(session, seed=4)
+    assert game.seed == 4
+    game.act(0)
+    game.act(3)
+    assert any("YOU DIED" in line for line in game.act(0))
+    assert game.done and game.act(0)[0].startswith("the game is over")
+    assert session.actions == [0, 3, 0]
+    game.new_game()
+    assert not game.done and game.steps == 0 and session.resets == 2

@@ -99,6 +99,16 @@ def test_headless_window_reads_keys(headless_viewer):
     assert headless_viewer.sleep(0.01) is True
 
 
+def test_wait_key_hands_out_queued_keys_one_at_a_time(headless_viewer):
+    import pygame
+
+    headless_viewer.show(STATE)
+    for key in (pygame.K_LEFT, pygame.K_RIGHT, pygame.K_q):
+        pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=key, unicode="", mod=0, scancode=0))
+    assert [headless_viewer.wait_key(timeout=1) for _ in range(3)] == ["left", "right", "q"]
+    assert headless_viewer.wait_key(timeout=0.05) is None
+
+
 def test_closed_viewer_refuses_to_show(headless_viewer):
     headless_viewer.close()
     with pytest.raises(RuntimeError, match="closed"):

@@ -60,6 +60,7 @@ class Viewer:
         self._pygame = None
         self._screen = None
         self._closed = False
+        self._pending_keys: list[str] = []  # read from pygame but not yet handed out by wait_key
         self.fallback_reason: str | None = None
 
         requested = mode
@@ -151,7 +152,7 @@ class Viewer:
         if self.mode != "window" or self._pygame is None:
             return []
         pg = self._pygame
-        keys = []
+        keys, self._pending_keys = self._pending_keys, []
         for event in pg.event.get():
             if event.type == pg.QUIT:
                 keys.append("quit")
@@ -166,6 +167,7 @@ class Viewer:
         while True:
             keys = self.poll_keys()
             if keys:
+                self._pending_keys = keys[1:] + self._pending_keys
                 return keys[0]
             if deadline is not None and time.monotonic() >= deadline:
                 return None
@@ -175,8 +177,10 @@ class Viewer:
         """Wait while keeping the window responsive; False if the window was closed."""
         end = time.monotonic() + max(0.0, seconds)
         while True:
-            if "quit" in self.poll_keys():
+            keys = self.poll_keys()
+            if "quit" in keys:
                 return False
+            self._pending_keys.extend(keys)
             remaining = end - time.monotonic()
             if remaining <= 0:
                 return True
