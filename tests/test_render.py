@@ -269,3 +269,13 @@ def test_recording_rejects_bad_input(tmp_path):
     with pytest.raises(ValueError, match=r"\.gif"):
         save_recording([frame], tmp_path / "a.txt")
     assert not (tmp_path / "a.gif").exists()
+
+
+def test_video_is_written_or_refused_with_a_clear_message(tmp_path):
+    frames = [render_rgb(BASE_STATE, title=f"step {i}", scale=0.5) for i in range(2)]
+    try:
+        path = save_recording(frames, tmp_path / "clip.mp4", fps=2)
+    except RuntimeError as error:  # no ffmpeg backend installed
+        assert "ffmpeg" in str(error) and ".gif" in str(error)
+    else:
+        assert path.stat().st_size > 0

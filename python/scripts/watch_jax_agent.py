@@ -175,7 +175,11 @@ def main(argv=None) -> int:
               f"invalid actions reported by the {args.engine} engine: {invalid} (should be 0)", flush=True)
     if frames:
         fps = args.fps or (args.speed if args.speed > 0 else 4.0)
-        path = save_recording(frames, args.record, fps)
+        try:
+            path = save_recording(frames, args.record, fps)
+        except RuntimeError as error:  # no video backend: keep the frames as a GIF rather than lose them
+            path = save_recording(frames, Path(args.record).with_suffix(".gif"), fps)
+            print(f"warning: {error}\nsaved a GIF instead", file=sys.stderr)
         print(f"recorded {len(frames)} frames to {path}", flush=True)
     return 1 if invalid else 0
 
