@@ -25,7 +25,7 @@ except ImportError:  # run from a checkout without installing
 
 from hackmatrix.render import PROGRAM_NAMES, action_name, render_rgb, save_recording
 from hackmatrix.render.agent_policy import PolicyLoadError, find_latest_params, load_policy
-from hackmatrix.render.recording import VIDEO_SUFFIXES
+from hackmatrix.render.recording import VIDEO_SUFFIXES, video_backend_available
 from hackmatrix.render.sessions import ENGINES, InvalidActionError, open_session
 from hackmatrix.render.viewer import Viewer
 
@@ -77,6 +77,9 @@ def parse_args(argv=None) -> argparse.Namespace:
         parser.error(f"--record needs a .gif or video ({', '.join(VIDEO_SUFFIXES)}) file name")
     if not args.scale > 0:
         parser.error("--scale must be positive")
+    if args.record is not None and Path(args.record).suffix.lower() != ".gif" and not video_backend_available():
+        print(f"warning: no video backend (pip install 'imageio[ffmpeg]'): {args.record} will be saved as a GIF",
+              file=sys.stderr)
     return args
 
 

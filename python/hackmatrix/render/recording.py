@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 from typing import Sequence
 
@@ -49,19 +50,27 @@ def save_gif(frames: Sequence[np.ndarray], path: str | Path, fps: float = 4.0) -
     return path
 
 
+def video_backend_available() -> bool:
+    """Whether imageio can write video here (it needs imageio-ffmpeg or PyAV)."""
+    if importlib.util.find_spec("imageio") is None:
+        return False
+    return any(importlib.util.find_spec(m) is not None for m in ("imageio_ffmpeg", "av"))
+
+
 def save_video(frames: Sequence[np.ndarray], path: str | Path, fps: float = 4.0) -> Path:
     """Write a video (mp4 and friends) with imageio's ffmpeg backend."""
     frames = _check_frames(frames)
     fps = _check_fps(fps)
-    try:
-        import imageio.v3 as iio
-    except ImportError as exc:  # pragma: no cover - depends on the installation
-        raise RuntimeError("saving a video needs imageio: pip install 'imageio[ffmpeg]'") from exc
+    if not video_backend_available():
+        raise RuntimeError(f"cannot write video {path}: no ffmpeg backend for imageio is installed "
+                           "(pip install 'imageio[ffmpeg]' or 'imageio[pyav]'); a .gif path works without one")
+    import imageio.v3 as iio
+
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    # Most codecs need even dimensions: pad with the frame's own corner colour.
+    # H.264 works in 16x16 blocks; pad (repeating the edge) rather than let the writer rescale.
     h, w = frames[0].shape[:2]
-    pad_h, pad_w = h % 2, w % 2
+    pad_h, pad_w = -h % 16, -w % 16
     if pad_h or pad_w:
         frames = [np.pad(f, ((0, pad_h), (0, pad_w), (0, 0)), mode="edge") for f in frames]
     try:
