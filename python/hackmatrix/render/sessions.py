@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .names import ACTION_COUNT, REWARD_COMPONENT_NAMES
+from .names import ACTION_COUNT, REWARD_COMPONENT_NAMES, action_name
 
 ENGINES = ("swift", "jax")
 
@@ -175,11 +175,9 @@ class JaxSession:
         action = int(action)
         if not 0 <= action < ACTION_COUNT:
             raise InvalidActionError(f"action_out_of_range: action {action} is outside 0..{ACTION_COUNT - 1}")
-        if not self._mask[action]:
-            raise InvalidActionError(f"action_masked: action {action} is not allowed in this state")
         obs, state, reward, done, info = self._step_fn(self._key, self._state, np.int32(action), self._params)
-        if bool(info["invalid_action"]):
-            raise InvalidActionError(f"the JAX engine rejected action {action}")
+        if bool(info["invalid_action"]):  # the engine's own check, as Swift's action_masked
+            raise InvalidActionError(f"invalid_action: the JAX engine rejected action {action} ({action_name(action)})")
         self._obs, self._state = obs, state
         done = bool(done)
         self._mask = [False] * ACTION_COUNT if done else [bool(v) for v in np.asarray(self._mask_fn(state))]
