@@ -31,11 +31,14 @@ def test_parse_command(token, expected):
     assert keymap.parse_command(token) == expected
 
 
-def test_key_help_lists_owned_programs_only():
+def test_key_help_lists_owned_programs_in_a_fixed_number_of_lines():
     lines = keymap.key_help_lines([14, 7])
     assert "S siphon" in lines[0]
-    assert lines[1] == "programs: C crash  U undo"
-    assert len(keymap.key_help_lines([])) == 1
+    assert lines[1:] == ["programs: C crash  U undo", "", ""]
+    assert keymap.key_help_lines([])[1] == "programs: none owned yet"
+    every = keymap.key_help_lines(range(5, 28))
+    assert len(every) == len(lines) == keymap.HELP_LINES == 4  # constant: the window keeps its size
+    assert all(len(line) < 100 for line in every) and "J hack" in every[3]
 
 
 def _play(args, stdin: str, tmp_path, extra_env=None, cache_dir=None):
@@ -160,7 +163,7 @@ def test_window_play_with_keys_on_a_headless_display(monkeypatch, capsys):
     assert session.actions == [3, 0], out
     assert "not allowed now: siphon (4)" in out and "not allowed now: undo (14)" in out
     assert "step 2: up (0)  reward -0.0100" in out
-    x, y = Layout(1.0, footer_lines=2).cell_center(1, 1)
+    x, y = Layout(1.0, footer_lines=keymap.HELP_LINES).cell_center(1, 1)
     assert tuple(viewer.capture()[y, x]) == PALETTE["player"]
     viewer.close()
 

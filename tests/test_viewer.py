@@ -256,3 +256,26 @@ def test_watch_plays_on_swift_by_default(tmp_path, swift_binary):
     steps = _steps_taken(result.stdout)
     with Image.open(gif) as image:
         assert image.n_frames == steps >= 2
+
+
+@pytest.mark.swift
+def test_both_engines_draw_the_same_start_board(swift_binary, jax_cache):
+    """Swift's getState and JAX's state_to_json describe one game, so their frames match."""
+    pytest.importorskip("hackmatrix.jax_env.serialization")
+    jax = pytest.importorskip("jax")
+    from hackmatrix.render.sessions import JaxSession, SwiftSession
+
+    previous = jax.config.jax_compilation_cache_dir
+    jax.config.update("jax_compilation_cache_dir", str(jax_cache))
+    swift, jax_session = SwiftSession(swift_binary), JaxSession()
+    try:
+        for seed in (0, 12345):
+            swift.reset(seed)
+            jax_session.reset(seed)
+            assert swift.mask() == jax_session.mask()
+            assert np.array_equal(render_rgb(swift.state(), mask=swift.mask()),
+                                  render_rgb(jax_session.state(), mask=jax_session.mask()))
+    finally:
+        swift.close()
+        jax_session.close()
+        jax.config.update("jax_compilation_cache_dir", previous)

@@ -54,13 +54,24 @@ def key_label(action: int) -> str:
     return {"up": "↑", "down": "↓", "left": "←", "right": "→"}.get(key, key.upper())
 
 
+PROGRAMS_PER_HELP_LINE = 8
+HELP_LINES = 1 + (len(PROGRAM_KEYS) + PROGRAMS_PER_HELP_LINE - 1) // PROGRAMS_PER_HELP_LINE
+
+
 def key_help_lines(owned_programs=()) -> list[str]:
-    """Short key map for the screen: always the basics, programs only when owned."""
+    """The key map for the screen: the basics, then the owned programs' keys.
+
+    Always HELP_LINES lines (blank ones at the end), so a window keeps its size as programs are won.
+    """
     lines = ["arrows move/attack   S siphon   N new game   Q quit"]
     owned = [a for a in sorted(owned_programs) if a in ACTION_KEYS]
-    if owned:
-        lines.append("programs: " + "  ".join(f"{key_label(a)} {ACTION_NAMES[a]}" for a in owned))
-    return lines
+    if not owned:
+        lines.append("programs: none owned yet")
+    for start in range(0, len(owned), PROGRAMS_PER_HELP_LINE):
+        chunk = owned[start:start + PROGRAMS_PER_HELP_LINE]
+        prefix = "programs: " if start == 0 else "          "
+        lines.append(prefix + "  ".join(f"{key_label(a)} {ACTION_NAMES[a]}" for a in chunk))
+    return lines + [""] * (HELP_LINES - len(lines))
 
 
 def action_for_key(key: str) -> int | None:
