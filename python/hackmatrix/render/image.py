@@ -382,7 +382,9 @@ def _draw_panel(draw: ImageDraw.ImageDraw, layout: Layout, panel: Panel) -> None
         draw.text((x + layout.px(66), y), f"{panel.reward_total:+.3f}", fill=color, font=value_font)
         y += line
         small = font(layout.px(12))
-        shown = panel.reward_lines[:_MAX_REWARD_LINES]
+        room = (layout.board_top + layout.board_size - layout.px(8) - y) // layout.px(16)  # lines that fit
+        limit = min(_MAX_REWARD_LINES, room if len(panel.reward_lines) <= room else room - 1)
+        shown = panel.reward_lines[:max(0, limit)]
         for item in shown:
             color = PALETTE["good"] if item.value >= 0 else PALETTE["bad"]
             draw.text((x + layout.px(8), y), item.name, fill=PALETTE["text_dim"], font=small)
