@@ -61,6 +61,7 @@ def _check_session(result):
     out = result.stdout
     assert "terminal mode" in result.stderr  # no display in the test environment
     assert "commands: up down left right" in out
+    assert "@ you" in out  # "help" adds the board legend
     assert "unknown command 'bogus'" in out
     assert "not allowed now: crash (7)" in out  # nobody owns CRASH at the start
     steps = re.findall(r"^step (\d+): (\w+) \((\d)\)  reward ([-+]\d+\.\d+)", out, re.M)

@@ -27,6 +27,7 @@ except ImportError:  # run from a checkout without installing
 
 from hackmatrix.render import action_name, keymap
 from hackmatrix.render.sessions import ENGINES, InvalidActionError, StepOutcome, open_session
+from hackmatrix.render.text import LEGEND
 from hackmatrix.render.viewer import Viewer
 
 
@@ -119,7 +120,7 @@ def play_terminal(game: HumanGame, viewer: Viewer, lines) -> None:
             if kind == "quit":
                 return
             if kind == "help":
-                viewer.message(HELP_TEXT)
+                viewer.message(HELP_TEXT + "\n" + LEGEND)
             elif kind == "new":
                 game.new_game()
                 game.show(viewer)
