@@ -241,10 +241,11 @@ def write_trace(trace: Trace, path: str | Path) -> Path:
     path = Path(path)
     lines = trace.lines()
     parse_lines(json.loads(json.dumps(lines)), str(path))  # never write a file we could not read back
+    text = "".join(json.dumps(line, separators=(",", ":")) + "\n" for line in lines).encode("utf-8")
+    if path.suffix == ".gz":
+        text = gzip.compress(text, mtime=0)  # no time stamp: rebuilding the corpus changes no bytes
     path.parent.mkdir(parents=True, exist_ok=True)
-    with _open_text(path, "w") as handle:
-        for line in lines:
-            handle.write(json.dumps(line, separators=(",", ":")) + "\n")
+    path.write_bytes(text)
     return path
 
 

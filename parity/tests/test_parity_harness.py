@@ -162,3 +162,25 @@ def test_bad_json_line_names_the_file_and_line(tmp_path):
     path.write_text('{"format": "hackmatrix-trace", "version": 1, "seed": 1, "source": "swift"}\nnot json\n')
     with pytest.raises(TraceFormatError, match=r"bad.jsonl:2: not valid JSON"):
         read_trace(path)
+
+
+def test_shrink_falls_back_to_removing_actions_when_a_setstate_start_does_not_reproduce():
+    from parity.replay import replay as run
+    from parity.shrink import shrink
+
+    # The perturbation counts steps since the start, so it is not a property of any state:
+    # a one-step setState trace cannot reproduce it and the shrinker must cut actions instead.
+    trace = recorded_trace(seed=8, steps=14).without_expectations()
+    assert len(trace.steps) == 14
+
+    def check(t):
+        def corrupt(outcome):
+            outcome.components["kills"] = 0.3
+
+        return run(t, FakeEngine("swift"), Perturbed(FakeEngine("jax"), 9, outcome=corrupt)).divergence
+
+    divergence = check(trace)
+    assert divergence.step == 9
+    small = shrink(trace, divergence, check, FakeEngine("swift"))
+    assert small.start_state is None and len(small.steps) == 10
+    assert check(small).step == 9
