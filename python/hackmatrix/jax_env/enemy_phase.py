@@ -9,6 +9,7 @@ from .constants import (BLOCK, CRYPTOG, ENEMY_MAX_HP, GLITCH, MAX_OCCUPANTS, NEI
                         SITE_SIPHON_TX_CELL, SITE_SIPHON_TX_TYPE, UNDO_DEPTH, VIRUS)
 from .lists import TRANSMISSION_FIELDS, compact
 from .rng import draw_from_base, rank_keys, site_base
+from .batching import where_needed
 from .spawning import spawn_transmissions
 
 SLOTS = jnp.arange(MAX_OCCUPANTS, dtype=jnp.int32)
@@ -134,6 +135,24 @@ def push_snapshot(state):
     return state.replace(history=history, history_count=jnp.minimum(state.history_count + 1, UNDO_DEPTH))
 
 
+def _scheduled_spawn(x):
+    board, seed, step, n = x
+    board = spawn_transmissions(board, n, seed, step, SITE_SCHED_TX_CELL, SITE_SCHED_TX_TYPE, False, True)
+    return board, seed, step, n
+
+
+def _siphon_spawn(x):
+    board, seed, step, n = x
+    board = spawn_transmissions(board, n, seed, step, SITE_SIPHON_TX_CELL, SITE_SIPHON_TX_TYPE, True, False)
+    return board, seed, step, n
+
+
+# Both spawns are rare (a scheduled task every few turns, a siphon backlog after
+# a siphon), so under vmap they run only for the envs that spawn.
+_scheduled_where = where_needed(_scheduled_spawn)
+_siphon_where = where_needed(_siphon_spawn)
+
+
 def run_phase(state):
     """§8.2-§8.9 (the caller handles the STEP skip of §8.1)."""
     seed, step = state.seed, state.step_index
@@ -142,11 +161,9 @@ def run_phase(state):
     board = tick_transmissions(board)  # 8.3
     board = enemies_act(board, seed, step)  # 8.4 / 8.5
     fire = ~board.tasks_disabled & (board.turn >= state.next_task_turn)  # 8.6
-    scheduled = spawn_transmissions(board, 1, seed, step, SITE_SCHED_TX_CELL, SITE_SCHED_TX_TYPE, False, True)
-    board = jax.tree_util.tree_map(lambda x, y: jnp.where(fire, x, y), scheduled, board)
+    board = _scheduled_where(fire, (board, seed, step, jnp.asarray(1, jnp.int32)))[0]
     next_task = jnp.where(fire, board.turn + state.interval, state.next_task_turn)
-    board = spawn_transmissions(board, state.pending, seed, step, SITE_SIPHON_TX_CELL, SITE_SIPHON_TX_TYPE,
-                                True, False)  # 8.7 (n = 0 places nothing)
+    board = _siphon_where(state.pending > 0, (board, seed, step, state.pending))[0]  # 8.7
     board = board.replace(e_disabled=jnp.maximum(0, board.e_disabled - 1),
                           e_stunned=jnp.zeros_like(board.e_stunned))  # 8.8
     state = state.replace(board=board, next_task_turn=next_task, pending=jnp.asarray(0, jnp.int32))

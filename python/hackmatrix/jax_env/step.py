@@ -18,16 +18,36 @@ def _select(pred, a, b):
     return jax.tree_util.tree_map(lambda x, y: jnp.where(pred, x, y), a, b)
 
 
+def _program_effect(x):
+    state, p, _ = x
+    state, ev = run_program(state, p)
+    return state, p, ev
+
+
+def _siphon_effect(x):
+    state, _ = siphon(x[0])
+    return state, siphon_quality(x[0].board)
+
+
+# Programs and the siphon are the costlier actions and most steps use neither:
+# under vmap they run only for the envs whose action needs them.
+_program_where = where_needed(_program_effect)
+_siphon_where = where_needed(_siphon_effect)
+
+
 def player_action(state, action):
-    """§5 / §6 / §7: run the action itself. Returns (state, ev, ends_turn)."""
+    """§5 / §6 / §7: run the action itself. Returns (state, ev, ends_turn, siphon quality)."""
     dir_state, dir_ev = directional(state, jnp.clip(action, 0, 3))
-    sip_state, sip_ev = siphon(state)
+    is_siphon = action == 4
+    zero = jnp.asarray(0, jnp.int32)
+    sip_state, quality = _siphon_where(is_siphon, (state, (jnp.asarray(False), zero, zero)))
     p = jnp.clip(action - 5, 0, 22)
     paid = state.replace(board=state.board.replace(
         credits=state.board.credits - jnp.asarray(PROGRAM_CREDITS)[p],
         energy=state.board.energy - jnp.asarray(PROGRAM_ENERGY)[p]))
-    prog_state, prog_ev = run_program(paid, p)
-    is_dir, is_siphon = action < 4, action == 4
+    no_ev = dict(enemies_killed=zero, transmissions_killed=zero, exit_reached=jnp.asarray(False))
+    prog_state, _, prog_ev = _program_where(action >= 5, (paid, p, no_ev))
+    is_dir = action < 4
     new = _select(is_dir, dir_state, _select(is_siphon, sip_state, prog_state))
     zero = jnp.asarray(0, jnp.int32)
     ev = {
@@ -39,7 +59,7 @@ def player_action(state, action):
         "siphon_used": is_siphon,
     }
     ends_turn = jnp.where(is_dir, ~dir_ev["exit_reached"], is_siphon | (p == WAIT))
-    return new, ev, ends_turn
+    return new, ev, ends_turn, quality
 
 
 _generate_where = where_needed(generate_stage)
@@ -77,10 +97,9 @@ def _execute(state, action):
     """An accepted action: the full step of §4 plus the facts the reward needs."""
     before = state.board
     dist_before = exit_distance(before, state.exit_pos)
-    found, missed_cr, missed_en = siphon_quality(before)
     stage_before = state.stage
 
-    state, ev, ends_turn = player_action(state, action)
+    state, ev, ends_turn, (found, missed_cr, missed_en) = player_action(state, action)
     exit_reached = ev["exit_reached"]
     state = complete_stage(state, exit_reached)
     state = jax.lax.cond(~exit_reached & ends_turn, enemy_phase, lambda s: s, state)
