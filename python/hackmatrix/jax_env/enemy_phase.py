@@ -170,7 +170,11 @@ def run_phase(state):
     return push_snapshot(state)  # 8.9
 
 
-def enemy_phase(state):
-    """§8 including the STEP skip."""
-    skipped = state.replace(step_active=jnp.asarray(False))
-    return jax.lax.cond(state.step_active, lambda s: skipped, run_phase, state)
+_run_phase_where = where_needed(run_phase)
+
+
+def enemy_phase(state, runs):
+    """§8 when `runs` (the action ended the turn), including the STEP skip of §8.1."""
+    skip = runs & state.step_active
+    state = state.replace(step_active=state.step_active & ~skip)
+    return _run_phase_where(runs & ~skip, state)

@@ -102,7 +102,7 @@ def _execute(state, action):
     state, ev, ends_turn, (found, missed_cr, missed_en) = player_action(state, action)
     exit_reached = ev["exit_reached"]
     state = complete_stage(state, exit_reached)
-    state = jax.lax.cond(~exit_reached & ends_turn, enemy_phase, lambda s: s, state)
+    state = enemy_phase(state, ~exit_reached & ends_turn)
     state = end_check(state)
     after = state.board
     died = state.outcome == DIED
