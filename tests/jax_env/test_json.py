@@ -139,3 +139,19 @@ def test_finished_states_load_with_empty_mask():
     _, s2, reward, done, info = STEP(None, s, 0)
     assert bool(info["invalid_action"]) and float(reward) == 0.0 and not bool(done)
     assert jax.tree_util.tree_all(jax.tree_util.tree_map(lambda a, b: bool(np.array_equal(a, b)), s, s2))
+
+
+def test_value_rules_null_integral_floats_and_enum_case():
+    d = J.state_to_json(J.state_from_json({
+        "player": {"row": 0.0, "col": 0, "hp": None, "credits": 3e0},
+        "enemies": [{"type": "CRYPTOG", "row": 2, "col": 2, "hp": 2, "lastKnownRow": None, "lastKnownCol": None,
+                     "stunned": None}],
+        "blocks": [{"row": 1, "col": 1, "type": "Program", "programType": "SIPH+"}],
+        "stage": None, "undoHistory": None}))
+    assert d["player"]["hp"] == 3 and d["player"]["credits"] == 3 and d["stage"] == 1
+    assert (d["enemies"][0]["type"], d["enemies"][0]["lastKnownRow"], d["enemies"][0]["lastKnownCol"]) == ("cryptog", 2, 2)
+    assert d["blocks"][0]["programType"] == "siph+" and d["blocks"][0]["type"] == "program"
+    with pytest.raises(ValueError, match=r"^state\.player\.credits: expected an integer"):
+        J.state_from_json({"player": {"row": 0, "col": 0, "credits": 3.5}})
+    with pytest.raises(ValueError, match=r"^state\.showActivated: expected a boolean"):
+        J.state_from_json({"player": {"row": 0, "col": 0}, "showActivated": 1})

@@ -123,19 +123,17 @@ class _Reader:
         self.obj, self.path = obj, path
 
     def has(self, key):
-        return key in self.obj
+        return self.obj.get(key) is not None  # absent and null mean the same (protocol.md §3.2)
 
     def fail(self, key, reason):
         raise ValueError(f"{self.path}.{key}: {reason}")
 
-    def int(self, key, default=None, lo=0, hi=VALUE_CAP, required=False, nullable=False):
-        if key not in self.obj:
+    def int(self, key, default=None, lo=0, hi=VALUE_CAP, required=False):
+        if not self.has(key):
             if required:
                 self.fail(key, "missing required field")
             return default
         v = self.obj[key]
-        if v is None and nullable:
-            return None
         if isinstance(v, bool) or not isinstance(v, int):
             if isinstance(v, float) and v.is_integer() and not isinstance(v, bool):
                 v = int(v)
@@ -146,7 +144,7 @@ class _Reader:
         return v
 
     def bool(self, key, default=False):
-        if key not in self.obj:
+        if not self.has(key):
             return default
         v = self.obj[key]
         if not isinstance(v, bool):
@@ -154,23 +152,25 @@ class _Reader:
         return v
 
     def str(self, key, required=False):
-        if key not in self.obj:
+        """A string, lower-cased (enum strings match case-insensitively)."""
+        if not self.has(key):
             if required:
                 self.fail(key, "missing required field")
             return None
         v = self.obj[key]
         if not isinstance(v, str):
             self.fail(key, "expected a string")
-        return v
+        return v.lower()
 
     def list(self, key):
-        v = self.obj.get(key, [])
+        v = self.obj.get(key)
+        v = [] if v is None else v
         if not isinstance(v, list):
             self.fail(key, "expected a list")
         return v
 
     def sub(self, key, allowed, required=False):
-        if key not in self.obj:
+        if not self.has(key):
             if required:
                 self.fail(key, "missing required field")
             return None
@@ -202,7 +202,7 @@ def _program_name(reader, key):
     name = reader.str(key)
     if name is None:
         return None
-    name = _PROGRAM_ALIASES.get(name.lower(), name.lower())
+    name = _PROGRAM_ALIASES.get(name, name)
     if name not in PROGRAM_NAMES:
         reader.fail(key, f"unknown program {reader.obj[key]!r}")
     return PROGRAM_NAMES.index(name)
@@ -275,9 +275,7 @@ def _parse_board(r, path, exit_pos, is_snapshot):
         points = rb.int("points")
         prog_by_name = _program_name(rb, "programType")
         action = rb.int("programActionIndex", lo=5, hi=27)
-        is_data_flag = rb.obj.get("isData")
-        if "isData" in rb.obj and not isinstance(is_data_flag, bool):
-            rb.fail("isData", "expected a boolean")
+        is_data_flag = rb.bool("isData", None)
         if kind == KIND_QUESTION:
             if is_data_flag is None:
                 rb.fail("isData", "missing required field")
@@ -326,8 +324,8 @@ def _parse_board(r, path, exit_pos, is_snapshot):
         etype = _enemy_type(re_, "type")
         cell = _cell(re_)
         hp = re_.int("hp", lo=1, hi=int(ENEMY_MAX_HP[etype]), required=True)
-        lkr = re_.int("lastKnownRow", None, 0, 5, nullable=True)
-        lkc = re_.int("lastKnownCol", None, 0, 5, nullable=True)
+        lkr = re_.int("lastKnownRow", None, 0, 5)
+        lkc = re_.int("lastKnownCol", None, 0, 5)
         if (lkr is None) != (lkc is None):
             raise ValueError(f"{re_.path}.lastKnownRow: lastKnownRow and lastKnownCol must both be null or both set")
         last_known = cell if lkr is None or etype != CRYPTOG else lkr * 6 + lkc
