@@ -533,3 +533,14 @@ def test_sc47_reset_seed_1_and_12345():
     assert pos(d["player"]) == (0, 5) and d["player"]["credits"] == 10 and pos(d["exit"]) == (0, 0)
     assert len(d["blocks"]) == 7 and [(pos(t), t["enemyType"]) for t in d["transmissions"]] == [((3, 0), "virus")]
     assert board_table(d) == RESET_12345
+
+
+def test_undo_history_keeps_newest_four_and_pops_newest_first():
+    out = run(state({"row": 0, "col": 0, "credits": 4, "energy": 6}, ownedPrograms=[10, 14]), [10] * 6 + [14] * 4)
+    after_waits = out[5][0]
+    assert [s["turn"] for s in after_waits["undoHistory"]] == [3, 4, 5, 6]
+    assert [s["player"]["energy"] for s in after_waits["undoHistory"]] == [3, 2, 1, 0]
+    popped = [(o[0]["turn"], o[0]["player"]["energy"], o[0]["player"]["credits"], len(o[0]["undoHistory"]))
+              for o in out[6:]]
+    assert popped == [(6, 0, 4, 3), (5, 1, 4, 2), (4, 2, 4, 1), (3, 3, 4, 0)]
+    assert out[-1][0]["stepIndex"] == 10

@@ -125,14 +125,10 @@ def push_snapshot(state):
     snap = b.replace(e_from_siphon=jnp.zeros_like(b.e_from_siphon), e_from_sched=jnp.zeros_like(b.e_from_sched),
                      t_from_siphon=jnp.zeros_like(b.t_from_siphon), t_from_sched=jnp.zeros_like(b.t_from_sched))
     full = state.history_count >= UNDO_DEPTH
-    idx = jnp.minimum(state.history_count, UNDO_DEPTH - 1)
-
-    def push(h, x):
-        shifted = jnp.where(full, jnp.roll(h, -1, axis=0), h)
-        return shifted.at[idx].set(x)
-
-    history = jax.tree_util.tree_map(push, state.history, snap)
-    return state.replace(history=history, history_count=jnp.minimum(state.history_count + 1, UNDO_DEPTH))
+    slot = (state.history_start + state.history_count) % UNDO_DEPTH  # when full: the oldest's slot
+    history = jax.tree_util.tree_map(lambda h, x: h.at[slot].set(x), state.history, snap)
+    return state.replace(history=history, history_count=jnp.minimum(state.history_count + 1, UNDO_DEPTH),
+                         history_start=jnp.where(full, (state.history_start + 1) % UNDO_DEPTH, state.history_start))
 
 
 def _scheduled_spawn(x):

@@ -12,7 +12,7 @@ import jax.numpy as jnp
 from .constants import (ANTI_V, ATK_PLUS, BLOCK, CALM, CELL_COL, CELL_ROW, COL, CRASH, CRYPTOG, D_BOM, DAEMON,
                         DEBUG, DELAY, DELAY_TURNS, EMPTY, ENEMY_MAX_HP, EXCH, HACK, MAX_HP, MAX_OCCUPANTS,
                         NUM_CELLS, POLY, PULL, PUSH, REDUC, RESET, RING, ROW, SCORE, SHOW, SIPH_PLUS, SITE_POLY_TYPE,
-                        SITE_WARP_TARGET, STEP, UNDO, VIRUS, WARP, LAST_STAGE)
+                        SITE_WARP_TARGET, STEP, UNDO, UNDO_DEPTH, VIRUS, WARP, LAST_STAGE)
 from .damage import apply_damage, remove_tx
 from .mask import enemy_slot_at, transmission_slot_at
 from .rng import draw, draw_from_base, site_base
@@ -153,7 +153,7 @@ def run_program(state, p):
     state = state.replace(board=b, step_active=state.step_active | (p == STEP))
 
     # --- UNDO: pop the newest snapshot ---
-    top = jnp.maximum(state.history_count - 1, 0)
+    top = (state.history_start + jnp.maximum(state.history_count - 1, 0)) % UNDO_DEPTH
     snapshot = jax.tree_util.tree_map(lambda h: h[top], state.history)
     undo = p == UNDO
     state = state.replace(

@@ -95,7 +95,9 @@ def state_to_json(state):
     """The canonical getState form (protocol.md §6.6) of one (unbatched) state."""
     exit_pos = int(state.exit_pos)
     parts = _board_lists(_numpy_board(state.board), exit_pos)
-    history = [_board_lists(_numpy_board(state.history, k), exit_pos) for k in range(int(state.history_count))]
+    start = int(state.history_start)
+    history = [_board_lists(_numpy_board(state.history, (start + k) % UNDO_DEPTH), exit_pos)
+               for k in range(int(state.history_count))]
     return {
         "player": parts["player"], "enemies": parts["enemies"], "transmissions": parts["transmissions"],
         "blocks": parts["blocks"], "resources": parts["resources"], "ownedPrograms": parts["ownedPrograms"],
@@ -417,7 +419,7 @@ def state_from_json(d):
         interval=jnp.asarray(interval, jnp.int32), next_task_turn=jnp.asarray(next_task, jnp.int32),
         pending=jnp.asarray(pending, jnp.int32), step_active=jnp.asarray(step_active),
         exit_pos=jnp.asarray(exit_pos, jnp.int32), history=history,
-        history_count=jnp.asarray(len(history_list), jnp.int32))
+        history_count=jnp.asarray(len(history_list), jnp.int32), history_start=jnp.asarray(0, jnp.int32))
     if outcome == RUNNING and not bool(np.any(np.asarray(action_mask(state)))):
         raise ValueError("state: no legal action")
     return state

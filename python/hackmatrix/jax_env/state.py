@@ -1,7 +1,8 @@
 """Fixed-shape game state (game-rules.md §2) as flax.struct dataclasses.
 
 `Board` holds exactly the fields an UNDO snapshot restores (§7.10); `EnvState`
-adds the fields UNDO leaves alone and a stack of `UNDO_DEPTH` boards as history.
+adds the fields UNDO leaves alone and up to `UNDO_DEPTH` boards of history
+(a ring buffer, so that pushing writes one board instead of shifting four).
 Enemies and transmissions live in 35 slots each. Active entries always form a
 prefix of the slots in list order: removal compacts stably, appends go right
 after the last active entry.
@@ -76,8 +77,9 @@ class EnvState:
     pending: jnp.ndarray
     step_active: jnp.ndarray
     exit_pos: jnp.ndarray
-    history: Board  # every leaf has a leading axis of UNDO_DEPTH, oldest first
-    history_count: jnp.ndarray
+    history: Board  # every leaf has a leading axis of UNDO_DEPTH: a ring buffer
+    history_count: jnp.ndarray  # snapshots held (0..UNDO_DEPTH)
+    history_start: jnp.ndarray  # ring slot of the oldest snapshot
 
 
 def _i(v=0):
@@ -113,6 +115,7 @@ def empty_state() -> EnvState:
         board=board, seed=jnp.asarray(0, jnp.uint32), step_index=jnp.asarray(0, jnp.uint32),
         outcome=_i(), stage=_i(1), interval=_i(12), next_task_turn=_i(12), pending=_i(),
         step_active=_b(), exit_pos=_i(35), history=history, history_count=_i(),
+        history_start=_i(),
     )
 
 
