@@ -17,6 +17,7 @@ import pytest
 
 from conftest import REPO, game_module_name, subprocess_env
 from hackmatrix.purejaxrl import cli
+from hackmatrix.purejaxrl.metrics import wandb_run_id
 from hackmatrix.purejaxrl.checkpoint import (CheckpointError, atomic_write, load_checkpoint,
                                              load_params)
 
@@ -205,3 +206,15 @@ def test_four_devices_match_one_device():
     for key, values in one["metrics"].items():
         np.testing.assert_allclose(four["metrics"][key], values, rtol=2e-4, atol=1e-5, err_msg=key)
     np.testing.assert_allclose(four["param_sums"], one["param_sums"], rtol=1e-4)
+
+
+def test_wandb_offline_run_logs_without_credentials(tmp_path, monkeypatch):
+    monkeypatch.setenv("WANDB_MODE", "offline")
+    monkeypatch.setenv("WANDB_DIR", str(tmp_path))
+    monkeypatch.delenv("WANDB_API_KEY", raising=False)
+    argv = [a for a in TINY if a != "--no-wandb"]
+    assert cli.main([*argv, "--checkpoint-dir", str(tmp_path / "ck"), "--run-name", "wb",
+                     "--env-module", game_module_name(), "--total-timesteps", str(4 * BATCH)]) == 0
+    runs = list((tmp_path / "wandb").glob("offline-run-*"))
+    assert len(runs) == 1 and runs[0].name.endswith("-" + wandb_run_id("wb"))
+    assert len(read_metrics(tmp_path / "ck" / "wb")) == 2

@@ -110,16 +110,12 @@ class MetricsLogger:
         except ImportError:
             print("WARNING: wandb is not installed; logging to metrics.jsonl only")
             return
-        if not os.environ.get("WANDB_API_KEY") and os.environ.get("WANDB_MODE") is None:
-            try:
-                logged_in = bool(wandb.api.api_key)
-            except Exception:  # noqa: BLE001 - any failure means "no credentials"
-                logged_in = False
-            if not logged_in:
-                os.environ["WANDB_MODE"] = "offline"
-                print("W&B: no credentials found, logging offline (sync later with `wandb sync`)")
+        mode = os.environ.get("WANDB_MODE")
+        if mode is None and not _have_wandb_credentials():
+            mode = "offline"
+            print("W&B: no credentials found, logging offline (upload later with `wandb sync`)")
         run_id = wandb_run_id(run_name)
-        kwargs = dict(project=project, entity=entity, name=run_name, config=config)
+        kwargs = dict(project=project, entity=entity, name=run_name, config=config, mode=mode)
         if rewind_to is not None:
             owner = entity or _default_entity(wandb)
             kwargs["resume_from"] = f"{owner}/{project}/{run_id}?_step={rewind_to}"
@@ -165,6 +161,17 @@ class MetricsLogger:
             except Exception as error:  # noqa: BLE001
                 print(f"WARNING: wandb.finish failed ({error})")
             self.run = None
+
+
+def _have_wandb_credentials() -> bool:
+    """An API key in the environment or a wandb entry in the netrc file."""
+    if os.environ.get("WANDB_API_KEY"):
+        return True
+    netrc = Path(os.environ.get("NETRC", Path.home() / ".netrc"))
+    try:
+        return "api.wandb.ai" in netrc.read_text()
+    except OSError:
+        return False
 
 
 def _default_entity(wandb) -> str:
