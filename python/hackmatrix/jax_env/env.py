@@ -12,7 +12,11 @@ from .step import step_state
 
 
 def reset_from_seed(seed, params=None):
-    """(obs, state) of a new game with the given uint32 seed."""
+    """(obs, state) of a new game with the given uint32 seed.
+
+    Under jit pass seeds above 2**31 - 1 as np.uint32 / jnp.uint32 (a plain
+    Python int is traced as int32 and overflows).
+    """
     state = new_game(jnp.asarray(seed, jnp.uint32))
     return flatten_observation(observe(state)), state
 

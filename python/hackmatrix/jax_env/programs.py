@@ -9,7 +9,7 @@ PULL), cheap scalar updates, and UNDO's board restore.
 import jax
 import jax.numpy as jnp
 
-from .constants import (ANTI_V, ATK_PLUS, BLOCK, CALM, CELL_COL, CELL_ROW, COL, CRASH, CRYPTOG, D_BOM, DAEMON,
+from .constants import (ANTI_V, ATK_PLUS, BLOCK, CALM, COL, CRASH, CRYPTOG, D_BOM, DAEMON,
                         DEBUG, DELAY, DELAY_TURNS, EMPTY, ENEMY_MAX_HP, EXCH, HACK, MAX_HP, MAX_OCCUPANTS,
                         NUM_CELLS, POLY, PULL, PUSH, REDUC, RESET, RING, ROW, SCORE, SHOW, SIPH_PLUS, SITE_POLY_TYPE,
                         SITE_WARP_TARGET, STEP, UNDO, UNDO_DEPTH, VIRUS, WARP, LAST_STAGE)
