@@ -1,34 +1,15 @@
-"""Fixtures for the parity suite (tests/conftest.py does not reach this folder)."""
+"""Fixtures for the parity suite. tests/conftest.py does not reach this folder, so its
+`swift_binary` fixture is imported from there (the repo root is on pytest's path)."""
 
 from __future__ import annotations
 
 import os
-import shutil
-from pathlib import Path
 
 import pytest
 
+from tests.conftest import swift_binary  # noqa: F401  (a fixture, shared with tests/)
+
 os.environ.setdefault("WANDB_MODE", "offline")
-
-
-def _have_swift_toolchain() -> bool:
-    return shutil.which("swift") is not None or Path("/opt/swift/usr/bin/swift").exists()
-
-
-@pytest.fixture(scope="session")
-def swift_binary() -> Path:
-    """The CLI: $HACKMATRIX_BINARY, else built with ./swift-build (skipped with no toolchain and no binary)."""
-    from hackmatrix import binary
-
-    if not _have_swift_toolchain():
-        try:
-            return binary.find_binary()
-        except FileNotFoundError as error:
-            pytest.skip(f"no Swift toolchain and no built binary: {error}")
-    try:
-        return binary.find_binary(build=True)
-    except (FileNotFoundError, RuntimeError) as error:
-        pytest.fail(f"cannot build the Swift CLI: {error}")
 
 
 @pytest.fixture(scope="session")

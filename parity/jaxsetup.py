@@ -1,14 +1,13 @@
-"""JAX settings for the harness: CPU, and a persistent compilation cache.
+"""JAX settings for the harness: CPU, and the project's persistent compilation cache.
 
 Compiling the engine's step takes tens of seconds on a small CPU; the cache
-makes every run after the first start in about a second. The folder is
-``$HACKMATRIX_JAX_CACHE`` or ``~/.cache/hackmatrix/jax``.
+(``hackmatrix.jax_cache``: ``$JAX_COMPILATION_CACHE_DIR``, else the repo's
+``.jax_cache``) makes every run after the first start in about a second.
 """
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 _done = False
 
@@ -19,10 +18,9 @@ def configure_jax() -> None:
         return
     import jax
 
-    folder = os.environ.get("HACKMATRIX_JAX_CACHE") or str(Path.home() / ".cache" / "hackmatrix" / "jax")
-    Path(folder).mkdir(parents=True, exist_ok=True)
+    from hackmatrix.jax_cache import enable_compilation_cache
+
     # Parity is judged on CPU, where float32 division is exact (observation.md §10).
     jax.config.update("jax_platforms", os.environ.get("HACKMATRIX_PARITY_PLATFORM", "cpu"))
-    jax.config.update("jax_compilation_cache_dir", folder)
-    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
+    enable_compilation_cache()
     _done = True

@@ -76,7 +76,7 @@ def _check_session(result):
 
 def test_play_in_terminal_on_jax(tmp_path, tmp_path_factory):
     pytest.importorskip("hackmatrix.jax_env.serialization")
-    cache = tmp_path_factory.getbasetemp() / "jax-compile-cache"
+    cache = Path(os.environ.get("JAX_COMPILATION_CACHE_DIR") or tmp_path_factory.getbasetemp() / "jax-compile-cache")
     result = _play(["--engine", "jax", "--seed", "5"], SESSION_INPUT, tmp_path, cache_dir=cache)
     _check_session(result)
     assert "jax engine" in result.stdout and "seed 5" in result.stdout

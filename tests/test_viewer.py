@@ -134,7 +134,7 @@ def test_text_viewer_cannot_show_raw_frames(monkeypatch):
 def jax_cache(tmp_path_factory):
     """One on-disk compilation cache for every script run in the session (compiling the engine's
     step takes about a minute on a small CPU; loading it from the cache takes seconds)."""
-    return tmp_path_factory.getbasetemp() / "jax-compile-cache"
+    return Path(os.environ.get("JAX_COMPILATION_CACHE_DIR") or tmp_path_factory.getbasetemp() / "jax-compile-cache")
 
 
 def _script_env(cache_dir=None, **extra):

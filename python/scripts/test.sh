@@ -11,5 +11,7 @@ echo "[test] swift test" >&2
 swift test --package-path swift --scratch-path "swift/.build/$platform-tests" 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\] (Compiling|Emitting|Write|Wrapping|Linking|Planning)' 
 echo "[test] pytest" >&2
 export JAX_PLATFORMS="${JAX_PLATFORMS:-cpu}"
+# One compilation cache for every test process: the step compiles once per run.
+export JAX_COMPILATION_CACHE_DIR="${JAX_COMPILATION_CACHE_DIR:-$root/.jax_cache}"
 export WANDB_MODE="${WANDB_MODE:-offline}"
 exec .venv/bin/python -m pytest "$@"

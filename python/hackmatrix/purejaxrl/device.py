@@ -2,30 +2,8 @@
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
-# Repo-local default cache (training.md §8); the key covers JAX version, shapes
-# and device type, so one directory serves every config.
-DEFAULT_CACHE_DIR = Path(__file__).resolve().parents[3] / ".jax_cache"
-
-
-def enable_compilation_cache(cache_dir: str | os.PathLike | None = None) -> str:
-    """Turn on JAX's persistent compilation cache and return its directory.
-
-    `$JAX_COMPILATION_CACHE_DIR` wins over the argument, which wins over the
-    repo-local default. Safe to call after `import jax`.
-    """
-    import jax
-
-    directory = os.environ.get("JAX_COMPILATION_CACHE_DIR") or str(cache_dir or DEFAULT_CACHE_DIR)
-    os.environ["JAX_COMPILATION_CACHE_DIR"] = directory
-    Path(directory).mkdir(parents=True, exist_ok=True)
-    jax.config.update("jax_compilation_cache_dir", directory)
-    # Cache everything that took noticeable time to compile.
-    jax.config.update("jax_persistent_cache_min_compile_time_secs", 1.0)
-    jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
-    return directory
+# The one persistent compilation cache of the project (training.md §8), re-exported here.
+from hackmatrix.jax_cache import enable_compilation_cache  # noqa: F401
 
 
 def initialize_multi_host() -> None:

@@ -10,13 +10,12 @@ the 15 reward components. An action the engine rejects raises
 
 from __future__ import annotations
 
-import os
 import secrets
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
+from ..jax_cache import enable_compilation_cache
 from .names import ACTION_COUNT, REWARD_COMPONENT_NAMES, action_name
 
 ENGINES = ("swift", "jax")
@@ -112,16 +111,6 @@ class SwiftSession:
         self._engine.close()
 
 
-def _enable_compilation_cache(jax) -> None:
-    """Keep compiled engine code on disk: the step function takes about a minute to compile on a
-    small CPU and seconds to load. $JAX_COMPILATION_CACHE_DIR, when set, is left as it is."""
-    if os.environ.get("JAX_COMPILATION_CACHE_DIR") or jax.config.jax_compilation_cache_dir:
-        return
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    jax.config.update("jax_compilation_cache_dir", str(base / "hackmatrix" / "jax-compile"))
-    jax.config.update("jax_persistent_cache_min_compile_time_secs", 1.0)
-
-
 class JaxSession:
     name = "jax"
 
@@ -130,7 +119,7 @@ class JaxSession:
 
         from hackmatrix import jax_env
 
-        _enable_compilation_cache(jax)
+        enable_compilation_cache()  # the step takes about a minute to compile on a small CPU
 
         self._jax = jax
         self._env = jax_env
