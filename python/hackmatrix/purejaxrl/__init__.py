@@ -10,6 +10,7 @@ Modules, each with one job:
     metrics       chunk aggregation, console line, metrics.jsonl and W&B
     checkpoint    atomic checkpoint files, loading, resume resolution, run names
     evaluate      eval/* rollouts (sampled, greedy or uniformly random policy)
+    episode_gif   a GIF of the policy playing one game, made at each checkpoint
     cli           the driver behind scripts/train_purejaxrl.py
 
 Importing this package imports nothing heavy; import the submodules you need.

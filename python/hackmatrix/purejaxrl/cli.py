@@ -192,6 +192,11 @@ def _train(args, explicit, env) -> int:
     env = env if env is not None else load_env(args.env_module)
     mesh = make_mesh(jax.devices())
     trainer = make_train(config, env, mesh=mesh)
+    episode_gif = None
+    if is_main and not args.no_episode_gif:
+        from .episode_gif import EpisodeGif
+
+        episode_gif = EpisodeGif(env, trainer.network, run_dir, seed=config.seed, say=say)
     runner = trainer.init(jax.random.PRNGKey(config.seed))
     if payload is not None:
         runner, env_restored = restore_runner(
@@ -208,7 +213,7 @@ def _train(args, explicit, env) -> int:
     last_metrics: dict = payload["metrics"] if payload else {}
     last_save_update, last_save_time = update, None
 
-    def save(reason: str):
+    def save(reason: str, with_gif: bool = True):
         if not is_main:
             return
         pkl, npz = save_checkpoint(run_dir, update, runner, full_config, metrics=last_metrics,
@@ -217,6 +222,10 @@ def _train(args, explicit, env) -> int:
                                    include_env_state=devices["process_count"] == 1)
         say(f"Saved {pkl.name} and {npz.name} ({reason})")
         logger.upload(pkl, f"checkpoint-{update}")
+        if episode_gif is not None and with_gif:
+            gif = episode_gif.record(update, runner.train_state.params, logger)
+            if gif is not None:
+                say(f"Saved {gif.name}")
 
     say("Compiling the training chunk (first call; can take minutes on an accelerator)...", flush=True)
     start_time = time.time()
@@ -255,7 +264,8 @@ def _train(args, explicit, env) -> int:
             if update == start_update:
                 say("Interrupted before the first chunk finished: nothing to save")
             else:
-                save(f"interrupted by {stop.signal_name}")
+                # No GIF here: shutting down promptly matters more than one more picture.
+                save(f"interrupted by {stop.signal_name}", with_gif=False)
                 if is_main:
                     save_params_npz(run_dir / "interrupted_params.npz", runner.train_state.params)
             return 0

@@ -230,6 +230,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="save every N updates (turns the time-based period off)")
     g.add_argument("--checkpoint-dir", default="checkpoints")
     g.add_argument("--no-artifact", action="store_true")
+    g.add_argument("--no-episode-gif", action="store_true",
+                   help="do not play one greedy episode at each checkpoint and save it as "
+                        "episode_{update}.gif in the run directory (and to W&B)")
 
     g = p.add_argument_group("resume and other")
     g.add_argument("--resume", nargs="?", const=RESUME_LATEST, default=None,
