@@ -9,6 +9,8 @@ import json
 import subprocess
 import threading
 
+from hackmatrix.cli_client import parse_response
+
 
 class SwiftPipe:
     def __init__(self, binary: str) -> None:
@@ -36,7 +38,7 @@ class SwiftPipe:
                 writer.join()
                 raise RuntimeError(f"the Swift CLI {self.binary} stopped answering "
                                    f"(exit status {self._proc.poll()}){': ' + str(failure[0]) if failure else ''}")
-            responses.append(json.loads(line))
+            responses.append(parse_response(line))
         writer.join()
         return responses
 

@@ -30,6 +30,11 @@ import time
 from pathlib import Path
 from typing import Any, Iterable
 
+try:  # responses are ~5 KB of JSON; orjson parses them about 3x faster than json
+    from orjson import loads as parse_response
+except ImportError:  # pragma: no cover - orjson comes with the sb3 extra; json is the fallback
+    parse_response = json.loads
+
 from hackmatrix.binary import find_binary
 
 __all__ = ["CliError", "EngineError", "EngineCrashed", "EngineTimeout", "SwiftEngine"]
@@ -220,7 +225,7 @@ class SwiftEngine:
         self._write_all((line + "\n").encode("utf-8"), deadline, line)
         response = self._read_line(deadline, line)
         try:
-            return json.loads(response)
+            return parse_response(response)
         except ValueError as exc:
             # Requests and responses can no longer be paired up: stop the engine.
             self._terminate()

@@ -7,7 +7,8 @@
 2. Over the pipe: this script drives the CLI as a child process the way the
    Gymnasium env does: ``reset`` with seeds 0, 1, 2, ..., then ``step`` lines
    with an action drawn uniformly from the ``action_mask`` of the previous
-   response; every response is parsed with ``json.loads``.
+   response; every response is parsed with the client's parser
+   (``hackmatrix.cli_client.parse_response``: orjson, else json).
 
 Prints a table and writes JSON (default bench_results/bench_swift.json).
 The original engine managed about 570 steps/s over the pipe.
@@ -30,6 +31,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from hackmatrix.cli_client import parse_response  # noqa: E402
+
 ORIGINAL_PIPE_STEPS_PER_SECOND = 570  # the original Swift CLI over its pipe
 
 
@@ -50,7 +53,7 @@ def bench_pipe(binary: Path, steps: int, policy_seed: int) -> dict:
     stdin, stdout = proc.stdin, proc.stdout
     assert stdin is not None and stdout is not None
 
-    parse_seconds = 0.0  # time spent in json.loads: the client's share of a round trip
+    parse_seconds = 0.0  # time spent parsing responses: the client's share of a round trip
 
     def request(line: str) -> dict:
         nonlocal parse_seconds
@@ -58,7 +61,7 @@ def bench_pipe(binary: Path, steps: int, policy_seed: int) -> dict:
         stdin.flush()
         raw = stdout.readline()
         before = time.perf_counter()
-        response = json.loads(raw)
+        response = parse_response(raw)
         parse_seconds += time.perf_counter() - before
         if "error" in response:
             raise RuntimeError(f"{line} -> {response}")
@@ -94,8 +97,8 @@ def bench_pipe(binary: Path, steps: int, policy_seed: int) -> dict:
         "seconds": seconds,
         "steps_per_second": taken / seconds,
         "requests_per_second": requests / seconds,
-        "client_json_loads_seconds": parse_seconds,
-        "client_json_loads_us_per_request": parse_seconds / requests * 1e6,
+        "client_parse_seconds": parse_seconds,
+        "client_parse_us_per_request": parse_seconds / requests * 1e6,
     }
 
 
@@ -144,8 +147,8 @@ def main() -> int:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
     print(
-        f"pipe: json.loads in the client took {pipe['client_json_loads_us_per_request']:.0f} us per request "
-        f"({pipe['client_json_loads_seconds'] / pipe['seconds']:.0%} of the pipe run); "
+        f"pipe: parsing in the client took {pipe['client_parse_us_per_request']:.0f} us per request "
+        f"({pipe['client_parse_seconds'] / pipe['seconds']:.0%} of the pipe run); "
         f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
     )
     print(f"wrote {args.out}")
