@@ -27,7 +27,7 @@ def gif_run(tmp_path_factory, game_module):
     if not hasattr(game_module, "state_to_json"):
         pytest.skip("the stand-in game cannot be rendered")
     root = tmp_path_factory.mktemp("gif")
-    assert train(root, "--total-timesteps", str(4 * BATCH)) == 0
+    assert train(root, "--total-timesteps", str(4 * BATCH), episode_gif=True) == 0
     return root / "run", game_module
 
 
@@ -58,7 +58,7 @@ def test_each_checkpoint_writes_one_frame_per_step(gif_run):
 
 
 def test_flag_turns_the_gif_off(tmp_path, game_module):
-    assert train(tmp_path, "--total-timesteps", str(4 * BATCH), "--no-episode-gif") == 0
+    assert train(tmp_path, "--total-timesteps", str(4 * BATCH), "--no-episode-gif", episode_gif=True) == 0
     run_dir = tmp_path / "run"
     assert (run_dir / "checkpoint_4.pkl").is_file()
     assert not list(run_dir.glob("episode_*"))

@@ -26,8 +26,12 @@ TINY = ["--num-envs", "8", "--num-steps", "16", "--hidden-dim", "32", "--log-int
 BATCH = 8 * 16
 
 
-def train(tmp_path, *extra, run_name="run"):
+def train(tmp_path, *extra, run_name="run", episode_gif=False):
+    """One in-process run. The checkpoint GIF is off unless a test asks for it: playing and
+    rendering an episode at every save would only slow these runs down."""
     argv = [*TINY, "--checkpoint-dir", str(tmp_path), "--env-module", game_module_name(), *extra]
+    if not episode_gif:
+        argv.append("--no-episode-gif")
     if "--resume" not in extra:
         argv += ["--run-name", run_name]
     return cli.main(argv)
