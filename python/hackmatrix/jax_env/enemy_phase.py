@@ -35,9 +35,14 @@ def tick_transmissions(board):
     return compact(board, board.t_active & ~hatch, TRANSMISSION_FIELDS)
 
 
-def _activation_order(board, seed, step, site):
+def _activation_order(board, seed, step, site, candidate):
+    """The candidate slots in keyed order (ascending key, then slot), then -1s.
+
+    Ranking only the enemies that can act keeps their relative order and lets
+    the loop stop after them: an activation of any other enemy does nothing.
+    """
     keys = draw_from_base(site_base(seed, site, step), SLOTS)
-    rank = rank_keys(keys, board.e_active)
+    rank = rank_keys(keys, candidate)
     order = jnp.full(MAX_OCCUPANTS, -1, jnp.int32).at[rank].set(SLOTS, mode="drop")
     return order
 
@@ -120,15 +125,18 @@ def _act(board, sub_step, order, carry):
 def enemies_act(board, seed, step):
     """§8.4: sub-step 0 for all enemies, sub-step 1 for viruses, in keyed orders.
 
-    The loop visits the active enemies only (under vmap: up to the largest
-    enemy count in the batch) instead of all 35 slots.
+    Each loop visits only the enemies that can act in that sub-step (under
+    vmap: up to the largest such count in the batch) instead of all 35 slots;
+    disabled and stunned enemies stay so for the whole phase.
     """
-    count = jnp.sum(board.e_active)
+    ready = board.e_active & (board.e_disabled == 0) & ~board.e_stunned
     carry = (board.hp, board.e_pos, board.e_last_known, jnp.zeros(MAX_OCCUPANTS, jnp.bool_), jnp.asarray(0))
     for sub_step, site in ((0, SITE_ENEMY_ORDER_A), (1, SITE_ENEMY_ORDER_B)):
-        order = _activation_order(board, seed, step, site)
+        candidate = ready if sub_step == 0 else ready & (board.e_type == VIRUS)
+        order = _activation_order(board, seed, step, site, candidate)
+        count = jnp.sum(candidate)
         carry = jax.lax.while_loop(
-            lambda c: c[4] < count, lambda c, s=sub_step, o=order: _act(board, s, o, c), carry[:4] + (jnp.asarray(0),))
+            lambda c, n=count: c[4] < n, lambda c, s=sub_step, o=order: _act(board, s, o, c), carry[:4] + (jnp.asarray(0),))
     hp, e_pos, e_last_known, _, _ = carry
     return board.replace(hp=hp, e_pos=e_pos, e_last_known=e_last_known)
 
