@@ -19,7 +19,11 @@ def cmd_record(args) -> int:
     from parity.record import record
     from parity.trace import write_trace
 
-    if args.policy == "script":
+    if (args.checkpoint is not None) != (args.policy == "checkpoint"):
+        raise SystemExit("record: --checkpoint PATH goes with --policy checkpoint (and only with it)")
+    if args.policy == "checkpoint":
+        policy = _checkpoint_policy(args)
+    elif args.policy == "script":
         if not args.actions:
             raise SystemExit("record: --policy script needs --actions 0,3,10,...")
         policy = ScriptedPolicy([int(a) for a in args.actions.split(",")])
@@ -38,6 +42,18 @@ def cmd_record(args) -> int:
     write_trace(trace, args.out)
     print(f"wrote {args.out}: {len(trace.steps)} steps")
     return 0
+
+
+def _checkpoint_policy(args):
+    from hackmatrix.render.agent_policy import PolicyLoadError
+    from parity.policies import CheckpointPolicy
+
+    try:
+        policy = CheckpointPolicy(args.checkpoint, greedy=not args.sample, seed=args.policy_seed)
+    except PolicyLoadError as error:
+        raise SystemExit(f"record: cannot load checkpoint: {error}") from error
+    print(f"policy: {policy.source} ({'sampled' if args.sample else 'greedy'})")
+    return policy
 
 
 def _replay_one(path, swift, jax_engine, args) -> bool:
@@ -178,9 +194,18 @@ def main(argv=None) -> int:
     p.add_argument("--engine", choices=("swift", "jax"), default="swift")
     p.add_argument("--seed", type=int)
     p.add_argument("--state", help="a JSON file with a setState state to start from")
-    p.add_argument("--policy", choices=("random", "greedy", "script"), default="random")
-    p.add_argument("--policy-seed", type=int, default=0)
+    p.add_argument("--policy", choices=("random", "greedy", "script", "checkpoint"), default="random")
+    p.add_argument("--policy-seed", type=int, default=0,
+                   help="seed of the random/greedy policies and of --sample")
     p.add_argument("--actions", help="comma-separated actions for --policy script")
+    p.add_argument("--checkpoint",
+                   help="for --policy checkpoint: a params_*.npz, checkpoint_*.pkl or run directory")
+    choice = p.add_mutually_exclusive_group()
+    choice.add_argument("--deterministic", dest="sample", action="store_false",
+                        help="checkpoint policy: argmax of the masked logits (the default)")
+    choice.add_argument("--sample", dest="sample", action="store_true",
+                        help="checkpoint policy: sample from the masked softmax (seeded by --policy-seed)")
+    p.set_defaults(sample=False)  # store_false alone would default to True
     p.add_argument("--max-steps", type=int, default=1000)
     p.add_argument("--note", default="")
     p.add_argument("--out", required=True)

@@ -105,3 +105,30 @@ class GreedyExitPolicy:
         if best is not None:
             return best
         return sample_masked(self.rng, mask, BIASED_WEIGHTS)
+
+
+class CheckpointPolicy:
+    """A trained network from a trainer checkpoint (training.md §4.1, §4.7).
+
+    Loading, architecture detection and masked action choice are the viewer's
+    (``hackmatrix.render.agent_policy``), so a recording plays exactly what
+    the viewer would show. ``greedy`` takes the argmax of the masked logits;
+    otherwise an action is sampled from the masked softmax with ``seed``.
+    Bad paths raise ``PolicyLoadError`` with the file named.
+    """
+
+    def __init__(self, path, *, greedy: bool = True, seed: int = 0) -> None:
+        from parity.jaxsetup import configure_jax
+
+        configure_jax()  # the network runs on the same CPU backend as the JAX engine
+        from hackmatrix.render.agent_policy import load_policy
+
+        self.network = load_policy(path, seed=seed)
+        self.greedy = greedy
+
+    @property
+    def source(self) -> str:
+        return self.network.source
+
+    def __call__(self, outcome: Outcome, engine: Engine) -> int:
+        return self.network.act(outcome.obs, outcome.mask, greedy=self.greedy)
