@@ -49,7 +49,6 @@ def player_action(state, action):
     prog_state, _, prog_ev = _program_where(action >= 5, (paid, p, no_ev))
     is_dir = action < 4
     new = _select(is_dir, dir_state, _select(is_siphon, sip_state, prog_state))
-    zero = jnp.asarray(0, jnp.int32)
     ev = {
         "enemies_killed": jnp.where(is_dir, dir_ev["enemies_killed"], jnp.where(is_siphon, zero, prog_ev["enemies_killed"])),
         "transmissions_killed": jnp.where(is_dir, dir_ev["transmissions_killed"],
