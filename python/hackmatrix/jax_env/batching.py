@@ -18,8 +18,16 @@ def chunk_size(batch):
     return max(1, min(batch, 8 + batch // 32))
 
 
-def apply_compacted(fn, need, args, base):
-    """For a batch: base[i] <- fn(args[i]) wherever need[i], evaluating fn in chunks of needing envs."""
+def apply_compacted(fn, need, args, base, extra=None):
+    """For a batch: base[i] <- fn(args[i]) wherever need[i], evaluating fn in chunks of needing envs.
+
+    With `args` None, fn reads base[i] itself: rows not yet processed still
+    hold their inputs, and the loop can then update `base` in place instead
+    of copying it (it would have to keep the original for the gathers).
+    With `extra` (a batched pytree read but not returned, e.g. the UNDO
+    history), fn is called as fn(args[i], extra[i]); extra stays out of the
+    loop's carry, so only the chunk's rows of it are ever read.
+    """
     batch = need.shape[0]
     size = chunk_size(batch)
 
@@ -30,7 +38,9 @@ def apply_compacted(fn, need, args, base):
         need, base = carry
         idx = jnp.nonzero(need, size=size, fill_value=batch)[0]
         safe = jnp.where(idx < batch, idx, 0)
-        out = jax.vmap(fn)(jax.tree_util.tree_map(lambda x: x[safe], args))
+        pick = lambda tree: jax.tree_util.tree_map(lambda x: x[safe], tree)  # noqa: E731
+        inputs = pick(base if args is None else args)
+        out = jax.vmap(fn)(inputs) if extra is None else jax.vmap(fn)(inputs, pick(extra))
         base = jax.tree_util.tree_map(lambda b, o: b.at[idx].set(o, mode="drop"), base, out)
         return need.at[idx].set(False, mode="drop"), base
 
@@ -51,7 +61,30 @@ def where_needed(fn):
             need = jnp.broadcast_to(need, (axis_size,))
         x = jax.tree_util.tree_map(
             lambda leaf, b: leaf if b else jnp.broadcast_to(leaf, (axis_size,) + jnp.shape(leaf)), x, x_batched)
-        out = apply_compacted(fn, need, x, x)
+        out = apply_compacted(fn, need, None, x)
+        return out, jax.tree_util.tree_map(lambda _: True, x)
+
+    return gated
+
+
+def where_needed_reading(fn):
+    """g(need, x, extra) = fn(x, extra) if need else x; `extra` is only read (see apply_compacted)."""
+
+    @custom_vmap
+    def gated(need, x, extra):
+        return jax.lax.cond(need, fn, lambda y, _: y, x, extra)
+
+    @gated.def_vmap
+    def _rule(axis_size, in_batched, need, x, extra):
+        need_batched, x_batched, extra_batched = in_batched
+        if not need_batched:
+            need = jnp.broadcast_to(need, (axis_size,))
+
+        def batch(tree, batched):
+            return jax.tree_util.tree_map(
+                lambda leaf, b: leaf if b else jnp.broadcast_to(leaf, (axis_size,) + jnp.shape(leaf)), tree, batched)
+
+        out = apply_compacted(fn, need, None, batch(x, x_batched), batch(extra, extra_batched))
         return out, jax.tree_util.tree_map(lambda _: True, x)
 
     return gated

@@ -12,8 +12,9 @@ import jax.numpy as jnp
 from .constants import (ANTI_V, ATK_PLUS, BLOCK, CALM, COL, CRASH, CRYPTOG, D_BOM, DAEMON,
                         DEBUG, DELAY, DELAY_TURNS, EMPTY, ENEMY_MAX_HP, EXCH, HACK, MAX_HP, MAX_OCCUPANTS,
                         NUM_CELLS, POLY, PULL, PUSH, REDUC, RESET, RING, ROW, SCORE, SHOW, SIPH_PLUS, SITE_POLY_TYPE,
-                        SITE_WARP_TARGET, STEP, UNDO, UNDO_DEPTH, VIRUS, WARP, LAST_STAGE)
+                        SITE_WARP_TARGET, STEP, UNDO, VIRUS, WARP, LAST_STAGE)
 from .damage import apply_damage, remove_tx
+from .history import newest
 from .mask import enemy_slot_at, transmission_slot_at
 from .rng import draw, draw_from_base, site_base
 
@@ -77,8 +78,8 @@ def _poly(board, seed, step):
     return board, act & (hp <= 0)
 
 
-def run_program(state, p):
-    """Apply program p's effect (cost already paid). Returns (state, ev)."""
+def run_program(state, p, history):
+    """Apply program p's effect (cost already paid); UNDO reads `history`. Returns (state, ev)."""
     b = state.board
     seed, step = state.seed, state.step_index
     player = b.player_pos
@@ -153,8 +154,7 @@ def run_program(state, p):
     state = state.replace(board=b, step_active=state.step_active | (p == STEP))
 
     # --- UNDO: pop the newest snapshot ---
-    top = (state.history_start + jnp.maximum(state.history_count - 1, 0)) % UNDO_DEPTH
-    snapshot = jax.tree_util.tree_map(lambda h: h[top], state.history)
+    snapshot = newest(history, state.history_count, state.history_start)
     undo = p == UNDO
     state = state.replace(
         board=jax.tree_util.tree_map(lambda s, x: jnp.where(undo, s, x), snapshot, state.board),

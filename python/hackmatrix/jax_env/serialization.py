@@ -9,6 +9,7 @@ import jax.numpy as jnp
 from .constants import (BLOCK, CORNERS, DATA_SIPHON, ENEMY_MAX_HP, ENEMY_TYPE_NAMES, EXIT, KIND_DATA,
                         KIND_PROGRAM, KIND_QUESTION, MAX_OCCUPANTS, NUM_CELLS, NUM_PROGRAMS, PROGRAM_NAMES,
                         RUNNING, DIED, WON, UNDO_DEPTH, VALUE_CAP, CRYPTOG, LAST_STAGE)
+from .history import snapshots, stack_rows
 from .state import Board, EnvState
 
 _KIND_NAMES = {KIND_DATA: "data", KIND_PROGRAM: "program", KIND_QUESTION: "question"}
@@ -95,9 +96,8 @@ def state_to_json(state):
     """The canonical getState form (protocol.md §6.6) of one (unbatched) state."""
     exit_pos = int(state.exit_pos)
     parts = _board_lists(_numpy_board(state.board), exit_pos)
-    start = int(state.history_start)
-    history = [_board_lists(_numpy_board(state.history, (start + k) % UNDO_DEPTH), exit_pos)
-               for k in range(int(state.history_count))]
+    history = [_board_lists(snap, exit_pos)
+               for snap in snapshots(state.history, state.history_count, state.history_start)]
     return {
         "player": parts["player"], "enemies": parts["enemies"], "transmissions": parts["transmissions"],
         "blocks": parts["blocks"], "resources": parts["resources"], "ownedPrograms": parts["ownedPrograms"],
@@ -402,16 +402,14 @@ def state_from_json(d):
     history_list = r.list("undoHistory")
     if len(history_list) > UNDO_DEPTH:
         r.fail("undoHistory", f"more than {UNDO_DEPTH} snapshots")
-    snapshots = []
+    parsed = []
     for k, entry in enumerate(history_list):
         path = f"state.undoHistory[{k}]"
         rs = _Reader(entry, path, _SNAPSHOT_KEYS)
         if _parse_exit(rs, exit_pos) != exit_pos:
             raise ValueError(f"{path}.exit: differs from the state's exit")
-        snapshots.append(_parse_board(rs, path, exit_pos, is_snapshot=True))
-    while len(snapshots) < UNDO_DEPTH:
-        snapshots.append({name: np.asarray(v).copy() for name, v in _numpy_board(_EMPTY_BOARD).items()})
-    history = Board(**{name: jnp.asarray(np.stack([s[name] for s in snapshots])) for name in board})
+        parsed.append(_parse_board(rs, path, exit_pos, is_snapshot=True))
+    history = stack_rows(parsed)
     outcome = WON if won else (DIED if int(board["hp"]) == 0 else RUNNING)
     state = EnvState(
         board=_to_board(board), seed=jnp.asarray(seed, jnp.uint32), step_index=jnp.asarray(step_index, jnp.uint32),

@@ -1,8 +1,8 @@
 """Fixed-shape game state (game-rules.md §2) as flax.struct dataclasses.
 
 `Board` holds exactly the fields an UNDO snapshot restores (§7.10); `EnvState`
-adds the fields UNDO leaves alone and up to `UNDO_DEPTH` boards of history
-(a ring buffer, so that pushing writes one board instead of shifting four).
+adds the fields UNDO leaves alone and up to `UNDO_DEPTH` snapshots of history
+(`history.py`: a ring of packed rows, so that pushing writes one row).
 Enemies and transmissions live in 35 slots each. Active entries always form a
 prefix of the slots in list order: removal compacts stably, appends go right
 after the last active entry.
@@ -11,7 +11,7 @@ after the last active entry.
 import jax.numpy as jnp
 from flax import struct
 
-from .constants import MAX_OCCUPANTS, NUM_CELLS, NUM_PROGRAMS, UNDO_DEPTH
+from .constants import MAX_OCCUPANTS, NUM_CELLS, NUM_PROGRAMS
 
 
 @struct.dataclass
@@ -77,8 +77,8 @@ class EnvState:
     pending: jnp.ndarray
     step_active: jnp.ndarray
     exit_pos: jnp.ndarray
-    history: Board  # every leaf has a leading axis of UNDO_DEPTH: a ring buffer
-    history_count: jnp.ndarray  # snapshots held (0..UNDO_DEPTH)
+    history: jnp.ndarray  # int32[UNDO_DEPTH, history.ROW_SIZE]: packed boards in a ring
+    history_count: jnp.ndarray  # snapshots held (0..UNDO_DEPTH); rows beyond them are stale
     history_start: jnp.ndarray  # ring slot of the oldest snapshot
 
 
@@ -109,17 +109,13 @@ def empty_board() -> Board:
 
 
 def empty_state() -> EnvState:
+    from .history import empty_history
+
     board = empty_board()
-    history = jax_tree_stack([board] * UNDO_DEPTH)
+    history = empty_history()
     return EnvState(
         board=board, seed=jnp.asarray(0, jnp.uint32), step_index=jnp.asarray(0, jnp.uint32),
         outcome=_i(), stage=_i(1), interval=_i(12), next_task_turn=_i(12), pending=_i(),
         step_active=_b(), exit_pos=_i(35), history=history, history_count=_i(),
         history_start=_i(),
     )
-
-
-def jax_tree_stack(trees):
-    import jax
-
-    return jax.tree_util.tree_map(lambda *xs: jnp.stack(xs), *trees)

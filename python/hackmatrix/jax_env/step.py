@@ -3,12 +3,14 @@
 import jax
 import jax.numpy as jnp
 
+from . import slots
 from .actions import directional, siphon
-from .batching import where_needed
+from .batching import where_needed, where_needed_reading
 from .constants import (DIED, LAST_STAGE, MAX_HP, NUM_ACTIONS, PROGRAM_CREDITS, PROGRAM_ENERGY,
                         REWARD_COMPONENT_NAMES, RUNNING, WAIT, WON)
 from .enemy_phase import enemy_phase
 from .generation import generate_stage
+from .history import push as push_snapshot
 from .mask import action_mask
 from .programs import run_program
 from .rewards import exit_distance, reward_components, siphon_quality
@@ -18,9 +20,9 @@ def _select(pred, a, b):
     return jax.tree_util.tree_map(lambda x, y: jnp.where(pred, x, y), a, b)
 
 
-def _program_effect(x):
+def _program_effect(x, history):
     state, p, _ = x
-    state, ev = run_program(state, p)
+    state, ev = run_program(state, p, history)
     return state, p, ev
 
 
@@ -31,12 +33,12 @@ def _siphon_effect(x):
 
 # Programs and the siphon are the costlier actions and most steps use neither:
 # under vmap they run only for the envs whose action needs them.
-_program_where = where_needed(_program_effect)
+_program_where = where_needed_reading(_program_effect)
 _siphon_where = where_needed(_siphon_effect)
 
 
-def player_action(state, action):
-    """§5 / §6 / §7: run the action itself. Returns (state, ev, ends_turn, siphon quality)."""
+def player_action(state, action, history):
+    """§5 / §6 / §7: run the action itself (UNDO reads `history`). Returns (state, ev, ends_turn, siphon quality)."""
     dir_state, dir_ev = directional(state, jnp.clip(action, 0, 3))
     is_siphon = action == 4
     zero = jnp.asarray(0, jnp.int32)
@@ -46,7 +48,7 @@ def player_action(state, action):
         credits=state.board.credits - jnp.asarray(PROGRAM_CREDITS)[p],
         energy=state.board.energy - jnp.asarray(PROGRAM_ENERGY)[p]))
     no_ev = dict(enemies_killed=zero, transmissions_killed=zero, exit_reached=jnp.asarray(False))
-    prog_state, _, prog_ev = _program_where(action >= 5, (paid, p, no_ev))
+    prog_state, _, prog_ev = _program_where(action >= 5, (paid, p, no_ev), history)
     is_dir = action < 4
     new = _select(is_dir, dir_state, _select(is_siphon, sip_state, prog_state))
     ev = {
@@ -89,19 +91,24 @@ def _siphon_death(state):
     b = state.board
     pr, pc = b.player_pos // 6, b.player_pos % 6
     adjacent = (jnp.abs(b.e_pos // 6 - pr) + jnp.abs(b.e_pos % 6 - pc)) == 1
-    return jnp.any(b.e_active & adjacent & b.e_from_siphon)
+    return slots.any_true(b.e_active & adjacent & b.e_from_siphon)
 
 
-def _execute(state, action):
-    """An accepted action: the full step of §4 plus the facts the reward needs."""
+def _execute(state, action, history):
+    """An accepted action: the full step of §4 plus the facts the reward needs.
+
+    `state` comes without its history (None), which only UNDO reads; returns
+    the snapshot to push (§8.9) and whether to push it.
+    """
     before = state.board
     dist_before = exit_distance(before, state.exit_pos)
     stage_before = state.stage
 
-    state, ev, ends_turn, (found, missed_cr, missed_en) = player_action(state, action)
+    state, ev, ends_turn, (found, missed_cr, missed_en) = player_action(state, action, history)
     exit_reached = ev["exit_reached"]
     state = complete_stage(state, exit_reached)
-    state = enemy_phase(state, ~exit_reached & ends_turn)
+    state, push = enemy_phase(state, ~exit_reached & ends_turn)
+    snapshot = state.board  # §8.9: the board at the end of the enemy phase
     state = end_check(state)
     after = state.board
     died = state.outcome == DIED
@@ -120,7 +127,7 @@ def _execute(state, action):
     )
     state = state.replace(step_index=state.step_index + jnp.uint32(1))
     comps, total = reward_components(facts)
-    return state, comps, total, ev
+    return state, comps, total, (snapshot, push)
 
 
 def step_state(state, action):
@@ -128,8 +135,13 @@ def step_state(state, action):
     action = jnp.asarray(action, jnp.int32)
     in_range = (action >= 0) & (action < NUM_ACTIONS)
     valid = in_range & action_mask(state)[jnp.clip(action, 0, NUM_ACTIONS - 1)]
-    new_state, comps, total, _ = _execute(state, jnp.clip(action, 0, NUM_ACTIONS - 1))
-    state = _select(valid, new_state, state)
+    # The step runs without the history: selects and gathers then never copy it.
+    core = state.replace(history=None)
+    new_core, comps, total, (snapshot, push) = _execute(core, jnp.clip(action, 0, NUM_ACTIONS - 1), state.history)
+    core = _select(valid, new_core, core)
+    history, count, start = push_snapshot(state.history, core.history_count, core.history_start, snapshot,
+                                          valid & push)
+    state = core.replace(history=history, history_count=count, history_start=start)
     comps = {k: jnp.where(valid, v, jnp.float32(0.0)) for k, v in comps.items()}
     reward = jnp.where(valid, total, jnp.float32(0.0))
     done = valid & (state.outcome != RUNNING)

@@ -1,0 +1,87 @@
+"""The UNDO history (game-rules.md §7.10, §8.9): a ring of packed board snapshots.
+
+Each snapshot is a `Board` flattened into one int32 row (booleans as 0/1), so
+pushing a snapshot writes one contiguous row and the rest of a step never
+touches the history: a `Board` of per-field arrays with a leading ring axis
+used to be copied and selected field by field several times per step, which
+was a quarter of the vmapped step's time. Only UNDO reads a row back.
+"""
+
+import jax.numpy as jnp
+import numpy as np
+
+from .constants import UNDO_DEPTH
+from .state import Board, empty_board
+
+# (field, shape, is_bool) in Board order, and each field's span in the row.
+_EMPTY = empty_board()
+LAYOUT = tuple((name, np.shape(getattr(_EMPTY, name)), getattr(_EMPTY, name).dtype == jnp.bool_)
+               for name in Board.__dataclass_fields__)
+_SIZES = [int(np.prod(shape)) for _, shape, _ in LAYOUT]
+_OFFSETS = np.concatenate([[0], np.cumsum(_SIZES)]).astype(int)
+ROW_SIZE = int(_OFFSETS[-1])
+
+
+def pack_board(board):
+    """Board -> int32[ROW_SIZE]."""
+    return jnp.concatenate([jnp.ravel(getattr(board, name)).astype(jnp.int32) for name, _, _ in LAYOUT])
+
+
+def unpack_board(row):
+    """int32[ROW_SIZE] -> Board (the inverse of pack_board)."""
+    fields = {}
+    for (name, shape, is_bool), lo, hi in zip(LAYOUT, _OFFSETS[:-1], _OFFSETS[1:]):
+        value = row[lo:hi].reshape(shape)
+        fields[name] = value != 0 if is_bool else value
+    return Board(**fields)
+
+
+def empty_history():
+    return jnp.zeros((UNDO_DEPTH, ROW_SIZE), jnp.int32)
+
+
+def snapshot_of(board):
+    """The board as §8.9 stores it: spawn-origin flags cleared (protocol.md §6.5)."""
+    return board.replace(
+        e_from_siphon=jnp.zeros_like(board.e_from_siphon), e_from_sched=jnp.zeros_like(board.e_from_sched),
+        t_from_siphon=jnp.zeros_like(board.t_from_siphon), t_from_sched=jnp.zeros_like(board.t_from_sched))
+
+
+def push(history, count, start, board, pushing=True):
+    """Push `board` where `pushing`, dropping the oldest beyond UNDO_DEPTH: (history, count, start).
+
+    The row is written with a dropped out-of-range index when not pushing, so
+    nothing else of the ring is read or rewritten.
+    """
+    full = count >= UNDO_DEPTH
+    slot = (start + count) % UNDO_DEPTH  # when full: the oldest's slot
+    row = pack_board(snapshot_of(board))
+    history = history.at[jnp.where(pushing, slot, UNDO_DEPTH)].set(row, mode="drop")
+    count = jnp.where(pushing, jnp.minimum(count + 1, UNDO_DEPTH), count)
+    start = jnp.where(pushing & full, (start + 1) % UNDO_DEPTH, start)
+    return history, count, start
+
+
+def newest(history, count, start):
+    """The most recent snapshot as a Board (meaningless when count is 0)."""
+    top = (start + jnp.maximum(count - 1, 0)) % UNDO_DEPTH
+    return unpack_board(history[top])
+
+
+def snapshots(history, count, start):
+    """The held snapshots, oldest first, as numpy dicts (for serialization)."""
+    rows = np.asarray(history)
+    out = []
+    for k in range(int(count)):
+        board = unpack_board(jnp.asarray(rows[(int(start) + k) % UNDO_DEPTH]))
+        out.append({name: np.asarray(getattr(board, name)) for name, _, _ in LAYOUT})
+    return out
+
+
+def stack_rows(boards):
+    """A history array from up to UNDO_DEPTH numpy board dicts (oldest first), zero rows after."""
+    rows = np.zeros((UNDO_DEPTH, ROW_SIZE), np.int32)
+    for k, fields in enumerate(boards):
+        rows[k] = np.concatenate([np.ravel(np.asarray(fields[name])).astype(np.int32) for name, _, _ in LAYOUT])
+    return jnp.asarray(rows)
+
