@@ -20,10 +20,24 @@ FULL = (_MASK18, _MASK18)  # all 36 cells  # longest shortest path on 36 cells
 
 def pack(mask):
     """bool[..., 36] -> (lo, hi) uint32 words."""
-    m = mask.astype(jnp.uint32)
-    lo = jnp.sum(m * _SHIFTS_LO, axis=-1, dtype=jnp.uint32)
-    hi = jnp.sum(m * _SHIFTS_HI, axis=-1, dtype=jnp.uint32)
+    m = mask.astype(jnp.uint32)  # two 18-cell sums: XLA's CPU backend slows reductions over > 32 items
+    lo = jnp.sum(m[..., :18] * _SHIFTS_LO[:18], axis=-1, dtype=jnp.uint32)
+    hi = jnp.sum(m[..., 18:] * _SHIFTS_HI[18:], axis=-1, dtype=jnp.uint32)
     return lo, hi
+
+
+def unpack(words):
+    """(lo, hi) uint32 words -> bool[..., 36]."""
+    lo, hi = words
+    shift = jnp.asarray(np.arange(36) % 18, jnp.uint32)
+    word = jnp.where(jnp.arange(36) < 18, lo[..., None], hi[..., None])
+    return ((word >> shift) & 1) != 0
+
+
+def any_cell(mask):
+    """jnp.any over a bool[..., 36] cell mask, as two short reductions."""
+    lo, hi = pack(mask)
+    return (lo | hi) != 0
 
 
 def cell_bits(c):
@@ -99,3 +113,44 @@ def first_reached(start, passable, targets):
     first = jnp.argmax((dist == best) & (dist >= 0)).astype(jnp.int32)
     first = jnp.where(jnp.any(dist >= 0), first, -1)
     return dist, first
+
+
+def first_target_reached(start, passable, targets):
+    """The lowest k whose target set a breadth-first search from `start` reaches first, or -1.
+
+    Like `first_reached` without the layer numbers: the search grows the
+    reached set through `passable` cells until it touches any target (every
+    target touched then was reached in that same layer) or stops growing.
+    Its loop carry is just the reached set, so each layer is a few word ops.
+    """
+    t_lo = jnp.stack([t[0] for t in targets])
+    t_hi = jnp.stack([t[1] for t in targets])
+    any_target = targets[0]
+    for t in targets[1:]:
+        any_target = bor(any_target, t)
+
+    def going(carry):
+        reached, grew = carry
+        return grew & ~intersects(reached, any_target)
+
+    def body(carry):
+        reached, _ = carry
+        grown = bor(reached, band(dilate(*reached), passable))
+        return grown, (grown[0] != reached[0]) | (grown[1] != reached[1])
+
+    nonempty = (start[0] | start[1]) != 0
+    reached, _ = jax.lax.while_loop(going, body, (start, nonempty))
+    hit = ((reached[0] & t_lo) | (reached[1] & t_hi)) != 0
+    return jnp.where(jnp.any(hit), jnp.argmax(hit), -1).astype(jnp.int32)
+
+
+_BEFORE_LO = np.array([(1 << min(i, 18)) - 1 for i in range(36)], np.uint32)
+_BEFORE_HI = np.array([(1 << max(i - 18, 0)) - 1 for i in range(36)], np.uint32)
+
+
+def count_before_cells(mask):
+    """int32[..., 36]: for each cell, how many cells before it are in the mask (exclusive prefix count)."""
+    lo, hi = pack(mask)
+    before = (jax.lax.population_count(lo[..., None] & _BEFORE_LO)
+              + jax.lax.population_count(hi[..., None] & _BEFORE_HI))
+    return before.astype(jnp.int32)

@@ -2,6 +2,7 @@
 
 import jax.numpy as jnp
 
+from . import slots
 from .lists import remove_enemies, remove_transmissions
 
 
@@ -16,7 +17,7 @@ def apply_damage(board, damage, stun, kill=None):
     if kill is not None:
         dead = dead | (board.e_active & kill)
     stunned = board.e_stunned | (hit & ~dead & stun)
-    kills = jnp.sum(dead & ~board.e_from_sched).astype(jnp.int32)
+    kills = slots.count(dead & ~board.e_from_sched)
     board = board.replace(e_hp=hp, e_stunned=stunned)
     return remove_enemies(board, dead), kills
 
@@ -24,5 +25,5 @@ def apply_damage(board, damage, stun, kill=None):
 def remove_tx(board, dead):
     """Remove transmissions; returns (board, count of those not fromScheduled)."""
     dead = dead & board.t_active
-    kills = jnp.sum(dead & ~board.t_from_sched).astype(jnp.int32)
+    kills = slots.count(dead & ~board.t_from_sched)
     return remove_transmissions(board, dead), kills

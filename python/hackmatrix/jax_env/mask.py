@@ -2,6 +2,7 @@
 
 import jax.numpy as jnp
 
+from . import bits, slots
 from .constants import (BLOCK, DAEMON, LAST_STAGE, MAX_HP, NEIGHBOURS, NUM_CELLS,
                         PROGRAM_CREDITS, PROGRAM_ENERGY, RING, RUNNING, VIRUS, ATK_PLUS_PER_STAGE)
 from .spawning import occupied_cells
@@ -30,21 +31,21 @@ def action_mask(state):
     directions = in_bounds & (~is_block[t] | has_enemy[t])
     siphon = b.data_siphons > 0
 
-    any_enemy = jnp.any(b.e_active)
-    any_tx = jnp.any(b.t_active)
+    any_enemy = slots.any_true(b.e_active)
+    any_tx = slots.any_true(b.t_active)
     ring = jnp.asarray(RING)[player]
     e_row, e_col = b.e_pos // 6, b.e_pos % 6
     on_block = is_block[b.e_pos] & b.e_active
     conditions = jnp.stack([
         any_enemy,  # PUSH
         any_enemy,  # PULL
-        jnp.any(ring & (is_block | has_enemy | has_tx)),  # CRASH
+        bits.any_cell(ring & (is_block | has_enemy | has_tx)),  # CRASH
         any_enemy | any_tx,  # WARP
         any_enemy,  # POLY
         True,  # WAIT
-        jnp.any(on_block),  # DEBUG
-        jnp.any(b.e_active & (e_row == player // 6)),  # ROW
-        jnp.any(b.e_active & (e_col == player % 6)),  # COL
+        slots.any_true(on_block),  # DEBUG
+        slots.any_true(b.e_active & (e_row == player // 6)),  # ROW
+        slots.any_true(b.e_active & (e_col == player % 6)),  # COL
         state.history_count > 0,  # UNDO
         True,  # STEP
         True,  # SIPH+
@@ -52,13 +53,13 @@ def action_mask(state):
         ~b.show_activated,  # SHOW
         b.hp < MAX_HP,  # RESET
         ~b.tasks_disabled,  # CALM
-        jnp.any(b.e_active & (b.e_type == DAEMON)),  # D_BOM
+        slots.any_true(b.e_active & (b.e_type == DAEMON)),  # D_BOM
         any_tx,  # DELAY
-        jnp.any(b.e_active & (b.e_type == VIRUS)),  # ANTI-V
+        slots.any_true(b.e_active & (b.e_type == VIRUS)),  # ANTI-V
         state.stage < LAST_STAGE,  # SCORE
-        jnp.any(is_block & ~b.siphoned & (b.spawn_count > 0)),  # REDUC
+        bits.any_cell(is_block & ~b.siphoned & (b.spawn_count > 0)),  # REDUC
         b.atk_plus_uses < ATK_PLUS_PER_STAGE,  # ATK+
-        jnp.any(b.siphoned),  # HACK
+        bits.any_cell(b.siphoned),  # HACK
     ])
     programs = (b.owned & (b.credits >= jnp.asarray(PROGRAM_CREDITS)) & (b.energy >= jnp.asarray(PROGRAM_ENERGY))
                 & conditions)

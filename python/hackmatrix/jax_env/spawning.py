@@ -3,7 +3,7 @@
 import jax.numpy as jnp
 import numpy as np
 
-from . import bits
+from . import bits, slots
 from .constants import BLOCK, CELL_COL, CELL_ROW, MAX_OCCUPANTS, NUM_CELLS
 from .rng import draw_from_base, rank_keys, site_base
 
@@ -37,9 +37,11 @@ CELLS = np.arange(NUM_CELLS, dtype=np.int32)
 
 def occupied_cells(board):
     """bool[36]: cells holding an enemy or a transmission."""
-    e = jnp.zeros(NUM_CELLS + 1, jnp.bool_).at[jnp.where(board.e_active, board.e_pos, NUM_CELLS)].set(True)
-    t = jnp.zeros(NUM_CELLS + 1, jnp.bool_).at[jnp.where(board.t_active, board.t_pos, NUM_CELLS)].set(True)
-    return e[:NUM_CELLS], t[:NUM_CELLS]
+    e = bits.cell_bits(jnp.where(board.e_active, board.e_pos, NUM_CELLS))
+    t = bits.cell_bits(jnp.where(board.t_active, board.t_pos, NUM_CELLS))
+    # Cells are distinct within each list, so summing their bits is OR-ing them.
+    return (bits.unpack((slots.total(e[0]), slots.total(e[1]))),
+            bits.unpack((slots.total(t[0]), slots.total(t[1]))))
 
 
 def spawn_transmissions(board, n, seed, step, cell_site, type_site, from_siphon, from_sched):
@@ -57,7 +59,7 @@ def spawn_transmissions(board, n, seed, step, cell_site, type_site, from_siphon,
     placed = empty & (rank < n)
     type_base = site_base(seed, type_site, step)
     types = (draw_from_base(type_base, rank) % jnp.uint32(4)).astype(jnp.int32)
-    start = jnp.sum(board.t_active).astype(jnp.int32)
+    start = slots.count(board.t_active)
     slot = jnp.where(placed, start + rank, MAX_OCCUPANTS)  # out-of-range slots are dropped
 
     def put(arr, values):
