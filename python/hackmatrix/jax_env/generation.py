@@ -34,12 +34,15 @@ def _layouts_valid(chosen, exit_pos):
     not_exit = bits.bnot(bits.cell_bits(exit_pos))
     expandable = bits.bor(bits.band(free, not_exit), origin)
 
-    def body(_, visited):
+    def body(carry):
+        visited, _ = carry
         grown = bits.dilate(*bits.band(visited, expandable))
-        return bits.band(bits.bor(visited, grown), free)
+        grown = bits.band(bits.bor(visited, grown), free)
+        return grown, jnp.any((grown[0] != visited[0]) | (grown[1] != visited[1]))
 
+    # Flood fill from cell 0 until the visited set stops growing (at most 35 layers).
     start = (jnp.broadcast_to(origin[0], blocks[0].shape), jnp.broadcast_to(origin[1], blocks[1].shape))
-    visited = jax.lax.fori_loop(0, bits.MAX_DIST, body, start)
+    visited, _ = jax.lax.while_loop(lambda c: c[1], body, (start, jnp.asarray(True)))
     connected = (visited[0] == free[0]) & (visited[1] == free[1])
     reach = bits.dilate(*free)  # blocks next to a free cell
     siphonable = ~bits.intersects(blocks, bits.bnot(reach))
@@ -49,12 +52,27 @@ def _layouts_valid(chosen, exit_pos):
 ATTEMPT_CHUNK = 8  # attempts evaluated together; chunks run until one holds a valid layout
 
 
+MAX_BLOCKS = 11  # 5 + (draw mod 7)
+_NO_KEY = np.uint32(0xFFFFFFFF)
+
+
 def _choose_cells(seed, step, allowed, n, attempts):
-    """The block cells of each attempt: the n smallest (key, cell) among allowed cells."""
+    """The block cells of each attempt: the n smallest (key, cell) among allowed cells.
+
+    Picked one at a time (n <= 11 rounds of a 36-wide minimum), which is
+    cheaper than ranking all 36 cells against each other.
+    """
     items = (36 * attempts[:, None] + CELLS[None, :]).astype(jnp.uint32)
     keys = draw_from_base(site_base(seed, SITE_BLOCK_CELLS, step), items)
-    ranks = rank_keys(keys, jnp.broadcast_to(allowed, keys.shape))
-    return allowed[None, :] & (ranks < n)
+    chosen = jnp.zeros(keys.shape, jnp.bool_)
+    for k in range(MAX_BLOCKS):
+        left = allowed[None, :] & ~chosen
+        smallest = jnp.minimum(jnp.min(jnp.where(left, keys, _NO_KEY)[:, :18], axis=-1, initial=_NO_KEY),
+                               jnp.min(jnp.where(left, keys, _NO_KEY)[:, 18:], axis=-1, initial=_NO_KEY))
+        at_min = left & (keys == smallest[:, None])
+        lowest = at_min & (bits.count_before_cells(at_min) == 0)  # the lowest cell among equal keys
+        chosen = chosen | (lowest & (k < n))
+    return chosen
 
 
 def _first_valid_attempt(seed, step, allowed, n, exit_pos):
@@ -95,7 +113,7 @@ def place_blocks(board, seed, step, exit_pos):
     prog_rank = rank_keys(prog_keys, jnp.ones(NUM_PROGRAMS, jnp.bool_))
     program_by_rank = jnp.zeros(NUM_PROGRAMS, jnp.int32).at[prog_rank].set(PROGRAMS)
     is_prog = chosen & ~data
-    k = jnp.cumsum(is_prog) - is_prog  # program-bearing chosen cells before this one
+    k = bits.count_before_cells(is_prog)  # program-bearing chosen cells before this one
     program = jnp.where(is_prog, program_by_rank[jnp.clip(k, 0, NUM_PROGRAMS - 1)], 0)
     kind = jnp.where(question, KIND_QUESTION, jnp.where(data, KIND_DATA, KIND_PROGRAM))
     spawn = jnp.where(data, points, jnp.asarray(SPAWN_COST)[program])
