@@ -88,3 +88,28 @@ def where_needed_reading(fn):
         return out, jax.tree_util.tree_map(lambda _: True, x)
 
     return gated
+
+
+def select_rare(pred, on_true, on_false):
+    """Pytree jnp.where(pred, on_true, on_false) for a `pred` that is rarely true across a batch.
+
+    Under vmap only the rows where pred holds are copied from `on_true` into
+    `on_false` (in place), instead of reading and writing every row of both.
+    """
+    return _select_rare(pred, on_true, on_false)
+
+
+@custom_vmap
+def _select_rare(pred, on_true, on_false):
+    return jax.tree_util.tree_map(lambda a, b: jnp.where(pred, a, b), on_true, on_false)
+
+
+@_select_rare.def_vmap
+def _select_rare_rule(axis_size, in_batched, pred, on_true, on_false):
+    def batch(tree, batched):
+        return jax.tree_util.tree_map(
+            lambda leaf, b: leaf if b else jnp.broadcast_to(leaf, (axis_size,) + jnp.shape(leaf)), tree, batched)
+
+    pred = batch(pred, in_batched[0])
+    out = apply_compacted(lambda x: x, pred, batch(on_true, in_batched[1]), batch(on_false, in_batched[2]))
+    return out, jax.tree_util.tree_map(lambda _: True, on_false)

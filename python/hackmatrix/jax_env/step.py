@@ -5,7 +5,7 @@ import jax.numpy as jnp
 
 from . import slots
 from .actions import directional, siphon
-from .batching import where_needed, where_needed_reading
+from .batching import select_rare, where_needed, where_needed_reading
 from .constants import (DIED, LAST_STAGE, MAX_HP, NUM_ACTIONS, PROGRAM_CREDITS, PROGRAM_ENERGY,
                         REWARD_COMPONENT_NAMES, RUNNING, WAIT, WON)
 from .enemy_phase import enemy_phase
@@ -21,7 +21,11 @@ def _select(pred, a, b):
 
 
 def _program_effect(x, history):
+    """Pay for program p (§7.1) and run it."""
     state, p, _ = x
+    board = state.board
+    state = state.replace(board=board.replace(credits=board.credits - jnp.asarray(PROGRAM_CREDITS)[p],
+                                              energy=board.energy - jnp.asarray(PROGRAM_ENERGY)[p]))
     state, ev = run_program(state, p, history)
     return state, p, ev
 
@@ -32,25 +36,22 @@ def _siphon_effect(x):
 
 
 # Programs and the siphon are the costlier actions and most steps use neither:
-# under vmap they run only for the envs whose action needs them.
+# under vmap they run only for the envs whose action needs them, each on the
+# previous result, so no whole-state select is needed afterwards.
 _program_where = where_needed_reading(_program_effect)
 _siphon_where = where_needed(_siphon_effect)
 
 
 def player_action(state, action, history):
     """§5 / §6 / §7: run the action itself (UNDO reads `history`). Returns (state, ev, ends_turn, siphon quality)."""
+    is_dir, is_siphon, is_program = action < 4, action == 4, action >= 5
     dir_state, dir_ev = directional(state, jnp.clip(action, 0, 3))
-    is_siphon = action == 4
+    state = _select(is_dir, dir_state, state)
     zero = jnp.asarray(0, jnp.int32)
-    sip_state, quality = _siphon_where(is_siphon, (state, (jnp.asarray(False), zero, zero)))
+    state, quality = _siphon_where(is_siphon, (state, (jnp.asarray(False), zero, zero)))
     p = jnp.clip(action - 5, 0, 22)
-    paid = state.replace(board=state.board.replace(
-        credits=state.board.credits - jnp.asarray(PROGRAM_CREDITS)[p],
-        energy=state.board.energy - jnp.asarray(PROGRAM_ENERGY)[p]))
     no_ev = dict(enemies_killed=zero, transmissions_killed=zero, exit_reached=jnp.asarray(False))
-    prog_state, _, prog_ev = _program_where(action >= 5, (paid, p, no_ev), history)
-    is_dir = action < 4
-    new = _select(is_dir, dir_state, _select(is_siphon, sip_state, prog_state))
+    new, _, prog_ev = _program_where(is_program, (state, p, no_ev), history)
     ev = {
         "enemies_killed": jnp.where(is_dir, dir_ev["enemies_killed"], jnp.where(is_siphon, zero, prog_ev["enemies_killed"])),
         "transmissions_killed": jnp.where(is_dir, dir_ev["transmissions_killed"],
@@ -138,7 +139,7 @@ def step_state(state, action):
     # The step runs without the history: selects and gathers then never copy it.
     core = state.replace(history=None)
     new_core, comps, total, (snapshot, push) = _execute(core, jnp.clip(action, 0, NUM_ACTIONS - 1), state.history)
-    core = _select(valid, new_core, core)
+    core = select_rare(~valid, core, new_core)  # a rejected action changes nothing
     history, count, start = push_snapshot(state.history, core.history_count, core.history_start, snapshot,
                                           valid & push)
     state = core.replace(history=history, history_count=count, history_start=start)
