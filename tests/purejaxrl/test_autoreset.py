@@ -35,3 +35,22 @@ def test_matches_reset_everything(done_count):
     got = auto_reset(key, done, state, obs)
     want = reset_everything(key, done, state, obs, num_envs)
     jax.tree_util.tree_map(np.testing.assert_array_equal, got, want)
+
+
+def test_env_reset_where_is_used_and_resets_exactly_the_finished_envs():
+    """With hackmatrix.jax_env the env's own reset_where runs: finished envs get
+    the game of their seed, the others keep state and observation."""
+    import hackmatrix.jax_env as J
+
+    num_envs = 8
+    obs, state = jax.jit(jax.vmap(J.reset_from_seed))(jnp.arange(num_envs, dtype=jnp.uint32) + 500)
+    obs = obs + 0.5
+    done = jnp.asarray([True, False, False, True, False, False, False, True])
+    key = jax.random.PRNGKey(3)
+    got_state, got_obs = jax.jit(make_auto_reset(J, None, num_envs))(key, done, state, obs)
+    fresh_obs, fresh = jax.jit(jax.vmap(J.reset_from_seed))(jax.random.bits(key, (num_envs,), jnp.uint32))
+    for i in range(num_envs):
+        want_obs = fresh_obs[i] if done[i] else obs[i]
+        want = jax.tree_util.tree_map(lambda x: x[i], fresh if done[i] else state)
+        np.testing.assert_array_equal(got_obs[i], want_obs)
+        assert J.state_to_json(jax.tree_util.tree_map(lambda x: x[i], got_state)) == J.state_to_json(want)

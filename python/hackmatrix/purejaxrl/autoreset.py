@@ -22,6 +22,20 @@ def reset_slots(num_envs: int) -> int:
 
 
 def make_auto_reset(env, env_params, num_envs: int):
+    """auto_reset(reset_key, done, state, obs) -> (state, obs) for a batch of `num_envs`.
+
+    An env module that provides its own batched `reset_where(key, done, obs,
+    states, params)` (hackmatrix.jax_env does: it generates new games only
+    for the finished envs, in chunks sized to the batch) is used as it is;
+    otherwise finished envs are reset through a fixed number of slots.
+    """
+    if hasattr(env, "reset_where"):
+        def env_auto_reset(reset_key, done, state, obs):
+            obs, state = env.reset_where(reset_key, done, obs, state, env_params)
+            return state, obs
+
+        return env_auto_reset
+
     slots = reset_slots(num_envs)
     v_reset = jax.vmap(env.reset, in_axes=(0, None))
 
