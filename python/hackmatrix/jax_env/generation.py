@@ -52,27 +52,12 @@ def _layouts_valid(chosen, exit_pos):
 ATTEMPT_CHUNK = 8  # attempts evaluated together; chunks run until one holds a valid layout
 
 
-MAX_BLOCKS = 11  # 5 + (draw mod 7)
-_NO_KEY = np.uint32(0xFFFFFFFF)
-
-
 def _choose_cells(seed, step, allowed, n, attempts):
-    """The block cells of each attempt: the n smallest (key, cell) among allowed cells.
-
-    Picked one at a time (n <= 11 rounds of a 36-wide minimum), which is
-    cheaper than ranking all 36 cells against each other.
-    """
+    """The block cells of each attempt: the n smallest (key, cell) among allowed cells."""
     items = (36 * attempts[:, None] + CELLS[None, :]).astype(jnp.uint32)
     keys = draw_from_base(site_base(seed, SITE_BLOCK_CELLS, step), items)
-    chosen = jnp.zeros(keys.shape, jnp.bool_)
-    for k in range(MAX_BLOCKS):
-        left = allowed[None, :] & ~chosen
-        smallest = jnp.minimum(jnp.min(jnp.where(left, keys, _NO_KEY)[:, :18], axis=-1, initial=_NO_KEY),
-                               jnp.min(jnp.where(left, keys, _NO_KEY)[:, 18:], axis=-1, initial=_NO_KEY))
-        at_min = left & (keys == smallest[:, None])
-        lowest = at_min & (bits.count_before_cells(at_min) == 0)  # the lowest cell among equal keys
-        chosen = chosen | (lowest & (k < n))
-    return chosen
+    ranks = rank_keys(keys, jnp.broadcast_to(allowed, keys.shape))
+    return allowed[None, :] & (ranks < n)
 
 
 def _first_valid_attempt(seed, step, allowed, n, exit_pos):

@@ -53,5 +53,7 @@ def rank_keys(keys, candidate, group=None):
         g_self = group[..., :, None]
         before = (g_other < g_self) | ((g_other == g_self) & before)
     before = before & candidate[..., None, :]
-    rank = jnp.sum(before, axis=-1).astype(jnp.int32)
+    # Summed in pieces of at most 32: XLA's CPU backend turns longer reductions
+    # into a reduce-window and materialises the whole comparison matrix.
+    rank = jnp.sum(before[..., :32], axis=-1, dtype=jnp.int32) + jnp.sum(before[..., 32:], axis=-1, dtype=jnp.int32)
     return jnp.where(candidate, rank, n + rank)
