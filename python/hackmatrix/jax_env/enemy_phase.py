@@ -9,7 +9,7 @@ from .constants import (BLOCK, CRYPTOG, ENEMY_MAX_HP, GLITCH, MAX_OCCUPANTS, NEI
                         SITE_SIPHON_TX_CELL, SITE_SIPHON_TX_TYPE, VIRUS)
 from .lists import TRANSMISSION_FIELDS, compact
 from .rng import draw_from_base, site_base
-from .batching import where_needed
+from .batching import where_needed, where_needed_reading
 from .spawning import spawn_transmissions
 
 SLOTS = jnp.arange(MAX_OCCUPANTS, dtype=jnp.int32)
@@ -155,22 +155,19 @@ def enemies_act(board, seed, step):
     return board.replace(hp=hp, e_pos=e_pos, e_last_known=e_last_known)
 
 
-def _scheduled_spawn(x):
-    board, seed, step, n = x
-    board = spawn_transmissions(board, n, seed, step, SITE_SCHED_TX_CELL, SITE_SCHED_TX_TYPE, False, True)
-    return board, seed, step, n
+def _spawn(t_fields, context):
+    """§8.6 then §8.7 for one env: the scheduled transmission (if due), then the siphon backlog."""
+    board, seed, step, scheduled, backlog = context
+    board = board.replace(**t_fields)
+    board = spawn_transmissions(board, scheduled, seed, step, SITE_SCHED_TX_CELL, SITE_SCHED_TX_TYPE, False, True)
+    board = spawn_transmissions(board, backlog, seed, step, SITE_SIPHON_TX_CELL, SITE_SIPHON_TX_TYPE, True, False)
+    return {f: getattr(board, f) for f in TRANSMISSION_FIELDS}
 
 
-def _siphon_spawn(x):
-    board, seed, step, n = x
-    board = spawn_transmissions(board, n, seed, step, SITE_SIPHON_TX_CELL, SITE_SIPHON_TX_TYPE, True, False)
-    return board, seed, step, n
-
-
-# Both spawns are rare (a scheduled task every few turns, a siphon backlog after
-# a siphon), so under vmap they run only for the envs that spawn.
-_scheduled_where = where_needed(_scheduled_spawn)
-_siphon_where = where_needed(_siphon_spawn)
+# Spawns are rare (a scheduled task every few turns, a backlog after a siphon),
+# so under vmap they run only for the envs that spawn; only the transmission
+# fields they write travel back, the rest of the board is read-only.
+_spawn_where = where_needed_reading(_spawn)
 
 
 def turn_effects(state):
@@ -181,9 +178,10 @@ def turn_effects(state):
     board = tick_transmissions(board)  # 8.3
     board = enemies_act(board, seed, step)  # 8.4 / 8.5
     fire = ~board.tasks_disabled & (board.turn >= state.next_task_turn)  # 8.6
-    board = _scheduled_where(fire, (board, seed, step, jnp.asarray(1, jnp.int32)))[0]
     next_task = jnp.where(fire, board.turn + state.interval, state.next_task_turn)
-    board = _siphon_where(state.pending > 0, (board, seed, step, state.pending))[0]  # 8.7
+    t_fields = {f: getattr(board, f) for f in TRANSMISSION_FIELDS}
+    context = (board, seed, step, fire.astype(jnp.int32), state.pending)  # 8.7: the siphon backlog
+    board = board.replace(**_spawn_where(fire | (state.pending > 0), t_fields, context))
     board = board.replace(e_disabled=jnp.maximum(0, board.e_disabled - 1),
                           e_stunned=jnp.zeros_like(board.e_stunned))  # 8.8
     return state.replace(board=board, next_task_turn=next_task, pending=jnp.asarray(0, jnp.int32))

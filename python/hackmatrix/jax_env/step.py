@@ -20,26 +20,29 @@ def _select(pred, a, b):
     return jax.tree_util.tree_map(lambda x, y: jnp.where(pred, x, y), a, b)
 
 
-def _program_effect(x, history):
-    """Pay for program p (§7.1) and run it."""
-    state, p, _ = x
+def _pay(state, p):
+    """§7.1: a program's credits and energy."""
     board = state.board
-    state = state.replace(board=board.replace(credits=board.credits - jnp.asarray(PROGRAM_CREDITS)[p],
-                                              energy=board.energy - jnp.asarray(PROGRAM_ENERGY)[p]))
-    state, ev = run_program(state, p, history)
-    return state, p, ev
+    return state.replace(board=board.replace(credits=board.credits - jnp.asarray(PROGRAM_CREDITS)[p],
+                                             energy=board.energy - jnp.asarray(PROGRAM_ENERGY)[p]))
 
 
-def _siphon_effect(x):
-    state, _ = siphon(x[0])
-    return state, siphon_quality(x[0].board)
+def _special_action(x, history):
+    """The siphon (§6) or program p (§7) for one env, with the siphon's quality (rewards.md §6)."""
+    state, p, is_siphon, _, _ = x
+    sip_state, _ = siphon(state)
+    quality = siphon_quality(state.board)
+    prog_state, prog_ev = run_program(_pay(state, p), p, history)
+    state = _select(is_siphon, sip_state, prog_state)
+    prog_ev = {k: jnp.where(is_siphon, jnp.zeros_like(v), v) for k, v in prog_ev.items()}
+    quality = tuple(jnp.where(is_siphon, q, jnp.zeros_like(q)) for q in quality)
+    return state, p, is_siphon, prog_ev, quality
 
 
-# Programs and the siphon are the costlier actions and most steps use neither:
-# under vmap they run only for the envs whose action needs them, each on the
-# previous result, so no whole-state select is needed afterwards.
-_program_where = where_needed_reading(_program_effect)
-_siphon_where = where_needed(_siphon_effect)
+# The siphon and the programs are the costlier actions and most steps use
+# neither: under vmap they run only for the envs whose action needs them, in
+# one gathered group, so the directional envs pay nothing for them.
+_special_where = where_needed_reading(_special_action)
 
 
 def player_action(state, action, history):
@@ -48,10 +51,11 @@ def player_action(state, action, history):
     dir_state, dir_ev = directional(state, jnp.clip(action, 0, 3))
     state = _select(is_dir, dir_state, state)
     zero = jnp.asarray(0, jnp.int32)
-    state, quality = _siphon_where(is_siphon, (state, (jnp.asarray(False), zero, zero)))
     p = jnp.clip(action - 5, 0, 22)
     no_ev = dict(enemies_killed=zero, transmissions_killed=zero, exit_reached=jnp.asarray(False))
-    new, _, prog_ev = _program_where(is_program, (state, p, no_ev), history)
+    no_quality = (jnp.asarray(False), zero, zero)
+    new, _, _, prog_ev, quality = _special_where(is_siphon | is_program, (state, p, is_siphon, no_ev, no_quality),
+                                                 history)
     ev = {
         "enemies_killed": jnp.where(is_dir, dir_ev["enemies_killed"], jnp.where(is_siphon, zero, prog_ev["enemies_killed"])),
         "transmissions_killed": jnp.where(is_dir, dir_ev["transmissions_killed"],
