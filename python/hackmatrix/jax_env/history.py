@@ -13,23 +13,25 @@ import numpy as np
 from .constants import UNDO_DEPTH
 from .state import Board, empty_board
 
+# Spawn-origin flags are always false in a snapshot (protocol.md §6.5), so rows leave them out.
+ORIGIN_FLAGS = ("e_from_siphon", "e_from_sched", "t_from_siphon", "t_from_sched")
 # (field, shape, is_bool) in Board order, and each field's span in the row.
 _EMPTY = empty_board()
 LAYOUT = tuple((name, np.shape(getattr(_EMPTY, name)), getattr(_EMPTY, name).dtype == jnp.bool_)
-               for name in Board.__dataclass_fields__)
+               for name in Board.__dataclass_fields__ if name not in ORIGIN_FLAGS)
 _SIZES = [int(np.prod(shape)) for _, shape, _ in LAYOUT]
 _OFFSETS = np.concatenate([[0], np.cumsum(_SIZES)]).astype(int)
 ROW_SIZE = int(_OFFSETS[-1])
 
 
 def pack_board(board):
-    """Board -> int32[ROW_SIZE]."""
+    """Board -> int32[ROW_SIZE] (every field but the origin flags)."""
     return jnp.concatenate([jnp.ravel(getattr(board, name)).astype(jnp.int32) for name, _, _ in LAYOUT])
 
 
 def unpack_board(row):
-    """int32[ROW_SIZE] -> Board (the inverse of pack_board)."""
-    fields = {}
+    """int32[ROW_SIZE] -> Board (the inverse of pack_board, origin flags false)."""
+    fields = {name: jnp.zeros_like(getattr(_EMPTY, name)) for name in ORIGIN_FLAGS}
     for (name, shape, is_bool), lo, hi in zip(LAYOUT, _OFFSETS[:-1], _OFFSETS[1:]):
         value = row[lo:hi].reshape(shape)
         fields[name] = value != 0 if is_bool else value
@@ -40,13 +42,6 @@ def empty_history():
     return jnp.zeros((UNDO_DEPTH, ROW_SIZE), jnp.int32)
 
 
-def snapshot_of(board):
-    """The board as §8.9 stores it: spawn-origin flags cleared (protocol.md §6.5)."""
-    return board.replace(
-        e_from_siphon=jnp.zeros_like(board.e_from_siphon), e_from_sched=jnp.zeros_like(board.e_from_sched),
-        t_from_siphon=jnp.zeros_like(board.t_from_siphon), t_from_sched=jnp.zeros_like(board.t_from_sched))
-
-
 def push(history, count, start, board, pushing=True):
     """Push `board` where `pushing`, dropping the oldest beyond UNDO_DEPTH: (history, count, start).
 
@@ -55,7 +50,7 @@ def push(history, count, start, board, pushing=True):
     """
     full = count >= UNDO_DEPTH
     slot = (start + count) % UNDO_DEPTH  # when full: the oldest's slot
-    row = pack_board(snapshot_of(board))
+    row = pack_board(board)  # the snapshot of §8.9: origin flags are not stored
     history = history.at[jnp.where(pushing, slot, UNDO_DEPTH)].set(row, mode="drop")
     count = jnp.where(pushing, jnp.minimum(count + 1, UNDO_DEPTH), count)
     start = jnp.where(pushing & full, (start + 1) % UNDO_DEPTH, start)
@@ -69,12 +64,12 @@ def newest(history, count, start):
 
 
 def snapshots(history, count, start):
-    """The held snapshots, oldest first, as numpy dicts (for serialization)."""
+    """The held snapshots, oldest first, as numpy dicts of every Board field (for serialization)."""
     rows = np.asarray(history)
     out = []
     for k in range(int(count)):
         board = unpack_board(jnp.asarray(rows[(int(start) + k) % UNDO_DEPTH]))
-        out.append({name: np.asarray(getattr(board, name)) for name, _, _ in LAYOUT})
+        out.append({name: np.asarray(getattr(board, name)) for name in Board.__dataclass_fields__})
     return out
 
 
