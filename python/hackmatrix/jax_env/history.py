@@ -64,12 +64,19 @@ def newest(history, count, start):
 
 
 def snapshots(history, count, start):
-    """The held snapshots, oldest first, as numpy dicts of every Board field (for serialization)."""
+    """The held snapshots, oldest first, as numpy dicts of every Board field (for serialization).
+
+    Unpacked with numpy: this runs outside jit, once per getState.
+    """
     rows = np.asarray(history)
     out = []
     for k in range(int(count)):
-        board = unpack_board(jnp.asarray(rows[(int(start) + k) % UNDO_DEPTH]))
-        out.append({name: np.asarray(getattr(board, name)) for name in Board.__dataclass_fields__})
+        row = rows[(int(start) + k) % UNDO_DEPTH]
+        fields = {name: np.zeros(np.shape(getattr(_EMPTY, name)), bool) for name in ORIGIN_FLAGS}
+        for (name, shape, is_bool), lo, hi in zip(LAYOUT, _OFFSETS[:-1], _OFFSETS[1:]):
+            value = row[lo:hi].reshape(shape)
+            fields[name] = value != 0 if is_bool else value.astype(np.int32)
+        out.append({name: fields[name] for name in Board.__dataclass_fields__})
     return out
 
 
