@@ -8,6 +8,8 @@ import sys
 import time
 from pathlib import Path
 
+from hackmatrix.cli_options import add_sampling_flags
+
 
 def _binary(args):
     return getattr(args, "binary", None)
@@ -200,12 +202,8 @@ def main(argv=None) -> int:
     p.add_argument("--actions", help="comma-separated actions for --policy script")
     p.add_argument("--checkpoint",
                    help="for --policy checkpoint: a params_*.npz, checkpoint_*.pkl or run directory")
-    choice = p.add_mutually_exclusive_group()
-    choice.add_argument("--deterministic", dest="sample", action="store_false",
-                        help="checkpoint policy: argmax of the masked logits (the default)")
-    choice.add_argument("--sample", dest="sample", action="store_true",
-                        help="checkpoint policy: sample from the masked softmax (seeded by --policy-seed)")
-    p.set_defaults(sample=False)  # store_false alone would default to True
+    add_sampling_flags(p, greedy_help="checkpoint policy: argmax of the masked logits (the default)",
+                       sample_help="checkpoint policy: sample from the masked softmax (seeded by --policy-seed)")
     p.add_argument("--max-steps", type=int, default=1000)
     p.add_argument("--note", default="")
     p.add_argument("--out", required=True)

@@ -23,6 +23,7 @@ try:
 except ImportError:  # run from a checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from hackmatrix.cli_options import add_sampling_flags
 from hackmatrix.render import PROGRAM_NAMES, action_name, render_rgb, save_recording
 from hackmatrix.render.agent_policy import PolicyLoadError, find_latest_params, load_policy
 from hackmatrix.render.recording import VIDEO_SUFFIXES, video_backend_available
@@ -45,12 +46,7 @@ def parse_args(argv=None) -> argparse.Namespace:
                         help="engine to play on (default swift, the reference engine)")
     parser.add_argument("--seed", type=int, default=None,
                         help="seed of the first episode; episode i uses seed+i (default: random seeds)")
-    choice = parser.add_mutually_exclusive_group()
-    choice.add_argument("--deterministic", dest="sample", action="store_false",
-                        help="greedy actions: argmax of the masked logits (the default)")
-    choice.add_argument("--sample", dest="sample", action="store_true",
-                        help="sample actions from the masked policy distribution")
-    parser.set_defaults(sample=False)
+    add_sampling_flags(parser)
     parser.add_argument("--speed", type=float, default=4.0,
                         help="steps shown per second; 0 = as fast as possible (default 4)")
     parser.add_argument("--record", default=None, help="save the frames to a .gif or video (.mp4) file")
