@@ -47,6 +47,16 @@ def apply_compacted(fn, need, args, base, extra=None):
     return jax.lax.while_loop(pending, one_chunk, (need, base))[1]
 
 
+def _batched(axis_size, tree, batched):
+    """Give every leaf that custom_vmap passed unbatched a leading batch axis."""
+    return jax.tree_util.tree_map(
+        lambda leaf, b: leaf if b else jnp.broadcast_to(leaf, (axis_size,) + jnp.shape(leaf)), tree, tuple(batched))
+
+
+def _all_batched(tree):
+    return jax.tree_util.tree_map(lambda _: True, tree)
+
+
 def where_needed(fn):
     """g(need, x) = fn(x) if need else x, for fn: pytree -> pytree of the same structure."""
 
@@ -56,13 +66,8 @@ def where_needed(fn):
 
     @gated.def_vmap
     def _rule(axis_size, in_batched, need, x):
-        need_batched, x_batched = in_batched
-        if not need_batched:
-            need = jnp.broadcast_to(need, (axis_size,))
-        x = jax.tree_util.tree_map(
-            lambda leaf, b: leaf if b else jnp.broadcast_to(leaf, (axis_size,) + jnp.shape(leaf)), x, x_batched)
-        out = apply_compacted(fn, need, None, x)
-        return out, jax.tree_util.tree_map(lambda _: True, x)
+        need, x = _batched(axis_size, (need, x), in_batched)
+        return apply_compacted(fn, need, None, x), _all_batched(x)
 
     return gated
 
@@ -76,16 +81,8 @@ def where_needed_reading(fn):
 
     @gated.def_vmap
     def _rule(axis_size, in_batched, need, x, extra):
-        need_batched, x_batched, extra_batched = in_batched
-        if not need_batched:
-            need = jnp.broadcast_to(need, (axis_size,))
-
-        def batch(tree, batched):
-            return jax.tree_util.tree_map(
-                lambda leaf, b: leaf if b else jnp.broadcast_to(leaf, (axis_size,) + jnp.shape(leaf)), tree, batched)
-
-        out = apply_compacted(fn, need, None, batch(x, x_batched), batch(extra, extra_batched))
-        return out, jax.tree_util.tree_map(lambda _: True, x)
+        need, x, extra = _batched(axis_size, (need, x, extra), in_batched)
+        return apply_compacted(fn, need, None, x, extra), _all_batched(x)
 
     return gated
 
@@ -106,10 +103,5 @@ def _select_rare(pred, on_true, on_false):
 
 @_select_rare.def_vmap
 def _select_rare_rule(axis_size, in_batched, pred, on_true, on_false):
-    def batch(tree, batched):
-        return jax.tree_util.tree_map(
-            lambda leaf, b: leaf if b else jnp.broadcast_to(leaf, (axis_size,) + jnp.shape(leaf)), tree, batched)
-
-    pred = batch(pred, in_batched[0])
-    out = apply_compacted(lambda x: x, pred, batch(on_true, in_batched[1]), batch(on_false, in_batched[2]))
-    return out, jax.tree_util.tree_map(lambda _: True, on_false)
+    pred, on_true, on_false = _batched(axis_size, (pred, on_true, on_false), in_batched)
+    return apply_compacted(lambda x: x, pred, on_true, on_false), _all_batched(on_false)

@@ -10,7 +10,7 @@ from .constants import (BLOCK, CRYPTOG, ENEMY_MAX_HP, GLITCH, MAX_OCCUPANTS, NEI
 from .lists import TRANSMISSION_FIELDS, compact
 from .rng import draw_from_base, site_base
 from .batching import where_needed, where_needed_reading
-from .spawning import spawn_transmissions
+from .spawning import occupied_words, spawn_transmissions
 
 SLOTS = jnp.arange(MAX_OCCUPANTS, dtype=jnp.int32)
 
@@ -86,13 +86,6 @@ def _move_target(ctx, i, s, occ, searching):
     return jnp.where(dest1 >= 0, dest1, jnp.where(dest2 >= 0, dest2, dest3))
 
 
-def _occupied_bits(board):
-    """Packed cells of every active enemy and every transmission."""
-    e = bits.cell_bits(jnp.where(board.e_active, board.e_pos, NUM_CELLS))
-    t = bits.cell_bits(jnp.where(board.t_active, board.t_pos, NUM_CELLS))
-    return slots.total(e[0]) | slots.total(t[0]), slots.total(e[1]) | slots.total(t[1])
-
-
 def _act(ctx, keys, carry):
     """One activation: the next remaining enemy in key order attacks or moves.
 
@@ -143,7 +136,8 @@ def enemies_act(board, seed, step):
     """
     ready = board.e_active & (board.e_disabled == 0) & ~board.e_stunned
     ctx = (board.player_pos, board.e_type, bits.pack(board.content == BLOCK))
-    carry = (board.hp, board.e_pos, board.e_last_known, jnp.zeros(MAX_OCCUPANTS, jnp.bool_), _occupied_bits(board))
+    occupied = bits.bor(*occupied_words(board))  # every enemy and transmission
+    carry = (board.hp, board.e_pos, board.e_last_known, jnp.zeros(MAX_OCCUPANTS, jnp.bool_), occupied)
     for sub_step, site in ((0, SITE_ENEMY_ORDER_A), (1, SITE_ENEMY_ORDER_B)):
         remaining = ready if sub_step == 0 else ready & (board.e_type == VIRUS)
         keys = draw_from_base(site_base(seed, site, step), SLOTS)

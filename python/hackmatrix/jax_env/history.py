@@ -24,18 +24,28 @@ _OFFSETS = np.concatenate([[0], np.cumsum(_SIZES)]).astype(int)
 ROW_SIZE = int(_OFFSETS[-1])
 
 
+def _pack(field, xp):
+    """The row of a board whose fields `field(name)` gives, with numpy or jax.numpy as `xp`."""
+    return xp.concatenate([xp.ravel(xp.asarray(field(name))).astype(xp.int32) for name, _, _ in LAYOUT])
+
+
+def _unpack(row, xp):
+    """{field: value} of every Board field from one row (origin flags false), with `xp` as in _pack."""
+    fields = {name: xp.zeros(np.shape(getattr(_EMPTY, name)), bool) for name in ORIGIN_FLAGS}
+    for (name, shape, is_bool), lo, hi in zip(LAYOUT, _OFFSETS[:-1], _OFFSETS[1:]):
+        value = row[lo:hi].reshape(shape)
+        fields[name] = value != 0 if is_bool else value
+    return fields
+
+
 def pack_board(board):
     """Board -> int32[ROW_SIZE] (every field but the origin flags)."""
-    return jnp.concatenate([jnp.ravel(getattr(board, name)).astype(jnp.int32) for name, _, _ in LAYOUT])
+    return _pack(lambda name: getattr(board, name), jnp)
 
 
 def unpack_board(row):
     """int32[ROW_SIZE] -> Board (the inverse of pack_board, origin flags false)."""
-    fields = {name: jnp.zeros_like(getattr(_EMPTY, name)) for name in ORIGIN_FLAGS}
-    for (name, shape, is_bool), lo, hi in zip(LAYOUT, _OFFSETS[:-1], _OFFSETS[1:]):
-        value = row[lo:hi].reshape(shape)
-        fields[name] = value != 0 if is_bool else value
-    return Board(**fields)
+    return Board(**_unpack(row, jnp))
 
 
 def empty_history():
@@ -69,21 +79,13 @@ def snapshots(history, count, start):
     Unpacked with numpy: this runs outside jit, once per getState.
     """
     rows = np.asarray(history)
-    out = []
-    for k in range(int(count)):
-        row = rows[(int(start) + k) % UNDO_DEPTH]
-        fields = {name: np.zeros(np.shape(getattr(_EMPTY, name)), bool) for name in ORIGIN_FLAGS}
-        for (name, shape, is_bool), lo, hi in zip(LAYOUT, _OFFSETS[:-1], _OFFSETS[1:]):
-            value = row[lo:hi].reshape(shape)
-            fields[name] = value != 0 if is_bool else value.astype(np.int32)
-        out.append({name: fields[name] for name in Board.__dataclass_fields__})
-    return out
+    return [_unpack(rows[(int(start) + k) % UNDO_DEPTH], np) for k in range(int(count))]
 
 
 def stack_rows(boards):
     """A history array from up to UNDO_DEPTH numpy board dicts (oldest first), zero rows after."""
     rows = np.zeros((UNDO_DEPTH, ROW_SIZE), np.int32)
     for k, fields in enumerate(boards):
-        rows[k] = np.concatenate([np.ravel(np.asarray(fields[name])).astype(np.int32) for name, _, _ in LAYOUT])
+        rows[k] = _pack(fields.__getitem__, np)
     return jnp.asarray(rows)
 

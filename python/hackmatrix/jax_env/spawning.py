@@ -35,13 +35,20 @@ BETWEEN_LO, BETWEEN_HI = _between_tables()
 CELLS = np.arange(NUM_CELLS, dtype=np.int32)
 
 
+def occupied_words(board):
+    """Packed cell sets (lo, hi) of the active enemies and of the active transmissions."""
+
+    def cells(active, pos):
+        lo, hi = bits.cell_bits(jnp.where(active, pos, NUM_CELLS))
+        return slots.total(lo), slots.total(hi)  # cells are distinct within a list: the sum is the union
+
+    return cells(board.e_active, board.e_pos), cells(board.t_active, board.t_pos)
+
+
 def occupied_cells(board):
-    """bool[36]: cells holding an enemy or a transmission."""
-    e = bits.cell_bits(jnp.where(board.e_active, board.e_pos, NUM_CELLS))
-    t = bits.cell_bits(jnp.where(board.t_active, board.t_pos, NUM_CELLS))
-    # Cells are distinct within each list, so summing their bits is OR-ing them.
-    return (bits.unpack((slots.total(e[0]), slots.total(e[1]))),
-            bits.unpack((slots.total(t[0]), slots.total(t[1]))))
+    """(bool[36], bool[36]): cells holding an enemy, cells holding a transmission."""
+    enemies, transmissions = occupied_words(board)
+    return bits.unpack(enemies), bits.unpack(transmissions)
 
 
 def spawn_transmissions(board, n, seed, step, cell_site, type_site, from_siphon, from_sched):
