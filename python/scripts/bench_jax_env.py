@@ -22,24 +22,29 @@ import hackmatrix.jax_env as J  # noqa: E402
 
 
 def make_rollout(num_envs, steps):
-    """A jitted function (key, states) -> (states, key, finished episodes) running `steps` steps."""
+    """A jitted function (key, obs, states) -> (obs, states, key, finished episodes) running `steps` steps.
+
+    The observations are carried and returned, as a training rollout keeps
+    them: a benchmark that dropped them would let XLA skip computing the
+    observation altogether and report a step that no trainer can use.
+    """
     v_step = jax.vmap(J.step, in_axes=(None, 0, 0))
     v_mask = jax.vmap(J.action_mask)
 
     def one(carry, _):
-        states, key = carry
+        obs, states, key = carry
         key, k_act, k_reset = jax.random.split(key, 3)
         mask = v_mask(states)
         logits = jnp.where(mask, 0.0, -jnp.inf)
         actions = jax.random.categorical(k_act, logits)
         obs, states, _, done, _ = v_step(None, states, actions)
-        _, states = J.reset_where(k_reset, done, obs, states)
-        return (states, key), jnp.sum(done)
+        obs, states = J.reset_where(k_reset, done, obs, states)
+        return (obs, states, key), jnp.sum(done)
 
     @jax.jit
-    def rollout(key, states):
-        (states, key), dones = jax.lax.scan(one, (states, key), None, length=steps)
-        return states, key, jnp.sum(dones)
+    def rollout(key, obs, states):
+        (obs, states, key), dones = jax.lax.scan(one, (obs, states, key), None, length=steps)
+        return obs, states, key, jnp.sum(dones)
 
     return rollout
 
@@ -47,21 +52,21 @@ def make_rollout(num_envs, steps):
 def bench(num_envs, steps, repeats):
     key = jax.random.PRNGKey(0)
     t0 = time.perf_counter()
-    _, states = jax.jit(jax.vmap(J.reset))(jax.random.split(key, num_envs))
+    obs, states = jax.jit(jax.vmap(J.reset))(jax.random.split(key, num_envs))
     jax.block_until_ready(states)
     reset_compile = time.perf_counter() - t0
     rollout = make_rollout(num_envs, steps)
     t0 = time.perf_counter()
-    compiled = rollout.lower(key, states).compile()
+    compiled = rollout.lower(key, obs, states).compile()
     compile_s = time.perf_counter() - t0
-    states, key, _ = compiled(key, states)  # warm-up
+    obs, states, key, _ = compiled(key, obs, states)  # warm-up
     jax.block_until_ready(states)
     best = float("inf")
     episodes = 0
     for _ in range(repeats):
         t0 = time.perf_counter()
-        states, key, done = compiled(key, states)
-        jax.block_until_ready(states)
+        obs, states, key, done = compiled(key, obs, states)
+        jax.block_until_ready((obs, states))
         best = min(best, time.perf_counter() - t0)
         episodes += int(done)
     return {"num_envs": num_envs, "steps_per_call": steps, "seconds_per_call": best,
