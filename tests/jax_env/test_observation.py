@@ -95,3 +95,16 @@ def test_observe_shapes_and_dtypes():
     assert parts["player"].shape == (10,) and parts["player"].dtype == np.float32
     assert parts["programs"].shape == (23,) and parts["programs"].dtype == np.int32
     assert parts["grid"].shape == (6, 6, 42) and parts["grid"].dtype == np.float32
+
+
+def test_cell_ratios_are_exact_however_xla_divides():
+    """The grid divides by 3, 4 and 9 directly: x * f32(1/c) must equal the rounded x / c there."""
+    from hackmatrix.jax_env.observation import CELL_DENOMINATORS
+
+    for denom in CELL_DENOMINATORS:
+        xs = np.arange(denom + 1, dtype=np.float32)
+        exact = np.array([np.float32(k / denom) for k in range(denom + 1)], np.float32)
+        np.testing.assert_array_equal(xs / np.float32(denom), exact)
+        np.testing.assert_array_equal(xs * (np.float32(1) / np.float32(denom)), exact)
+    # ...which does not hold for the player's 7: that one keeps its lookup table.
+    assert np.float32(3) * (np.float32(1) / np.float32(7)) != np.float32(3 / 7)

@@ -4,7 +4,6 @@ import jax.numpy as jnp
 import numpy as np
 
 from .constants import (BLOCK, CRYPTOG, DATA_SIPHON, EXIT, KIND_DATA, KIND_PROGRAM, KIND_QUESTION, NUM_CELLS)
-from .mask import enemy_slot_at, transmission_slot_at
 
 _CELL_ROW = np.arange(NUM_CELLS) // 6
 _CELL_COL = np.arange(NUM_CELLS) % 6
@@ -14,14 +13,76 @@ def _ratio(x, denom):
     """sat(f32(x / denom)) as a table lookup of correctly rounded quotients.
 
     Saturation means only x in 0..denom matter. A lookup (rather than a float
-    division) keeps the bits exact: XLA may rewrite x / c as x * (1 / c).
+    division) keeps the bits exact: XLA may rewrite x / c as x * (1 / c),
+    which differs in the last bit for some quotients of 7, 10 and 50.
     """
     table = np.array([np.float32(k / denom) for k in range(denom + 1)], np.float32)
     return jnp.asarray(table)[jnp.clip(x, 0, denom)]
 
 
+# Denominators of the grid's ratios: for these, x * f32(1 / c) equals the
+# correctly rounded x / c for every x in 0..c (tests/jax_env check it), so a
+# division is exact however XLA compiles it, and it needs no gather per cell.
+CELL_DENOMINATORS = (3, 4, 9)
+
+
+def _cell_ratio(x, denom):
+    """sat(f32(x / denom)) for a per-cell array, denom in CELL_DENOMINATORS."""
+    assert denom in CELL_DENOMINATORS
+    return jnp.clip(x, 0, denom).astype(jnp.float32) / np.float32(denom)
+
+
 def _flag(x):
     return x.astype(jnp.float32)
+
+
+def _per_cell(active, pos, value):
+    """int32[36]: value + 1 of the active entry on each cell, 0 where none.
+
+    At most one enemy and one transmission stand on a cell (game-rules.md
+    §1.7), so one scatter of a packed value replaces a scatter of slot
+    numbers followed by a gather per field.
+    """
+    where = jnp.where(active, pos, NUM_CELLS)
+    return jnp.zeros(NUM_CELLS + 1, jnp.int32).at[where].set(value + 1)[:NUM_CELLS]
+
+
+def _enemy_channels(b, pr, pc):
+    """Channels 0..6 (§5.2): type one-hot, hp, stunned, spawned by a siphon."""
+    packed = (b.e_type | (jnp.clip(b.e_hp, 0, 3) << 2) | (b.e_stunned.astype(jnp.int32) << 4)
+              | (b.e_from_siphon.astype(jnp.int32) << 5))
+    code = _per_cell(b.e_active, b.e_pos, packed)
+    etype, hp = (code - 1) & 3, ((code - 1) >> 2) & 3
+    visible = (code > 0) & ((etype != CRYPTOG) | (_CELL_ROW == pr) | (_CELL_COL == pc) | b.show_activated)
+    channels = [_flag(visible & (etype == t)) for t in range(4)]
+    return channels + [jnp.where(visible, _cell_ratio(hp, 3), 0.0), _flag(visible & (((code - 1) >> 4) & 1 == 1)),
+                       _flag(visible & (((code - 1) >> 5) & 1 == 1))]
+
+
+def _block_channels(b):
+    """Channels 7..35 (§5.2) as (channels 7..11, the program one-hot 12..34 as [36, 23], channel 35).
+
+    7..11: data / program / question block, points, siphoned mark; 35: spawn count.
+    """
+    block = b.content == BLOCK
+    kind = b.block_kind
+    shows_contents = block & (kind != KIND_QUESTION)
+    data = shows_contents & (kind == KIND_DATA)
+    prog = shows_contents & (kind == KIND_PROGRAM)
+    channels = [_flag(data), _flag(prog), _flag(block & (kind == KIND_QUESTION)),
+                jnp.where(data, _cell_ratio(b.points, 9), 0.0), _flag(block & b.siphoned)]
+    program_onehot = (prog[:, None] & (b.program[:, None] == jnp.arange(23)[None, :])).astype(jnp.float32)
+    return channels, program_onehot, jnp.where(shows_contents, _cell_ratio(b.spawn_count, 9), 0.0)
+
+
+def _cell_channels(b):
+    """Channels 36..41 (§5.2): transmission countdown, resources, pickup, exit, siphon centre."""
+    countdown = _per_cell(b.t_active, b.t_pos, jnp.clip(b.t_countdown, 0, 4))
+    res_visible = (b.content != BLOCK) | b.siphoned
+    return [jnp.where(countdown > 0, _cell_ratio(countdown - 1, 4), 0.0),
+            jnp.where(res_visible, _cell_ratio(b.cell_credits, 3), 0.0),
+            jnp.where(res_visible, _cell_ratio(b.cell_energy, 3), 0.0),
+            _flag(b.content == DATA_SIPHON), _flag(b.content == EXIT), _flag(b.siphon_center)]
 
 
 def observe(state):
@@ -33,34 +94,11 @@ def observe(state):
         _ratio(state.stage - 1, 7), _ratio(b.data_siphons, 10), _ratio(b.attack - 1, 2),
         _flag(b.show_activated), _flag(b.tasks_disabled)])
     programs = b.owned.astype(jnp.int32)
-
-    slot = enemy_slot_at(b)[:NUM_CELLS]
-    has_enemy = slot >= 0
-    s = jnp.clip(slot, 0, b.e_active.shape[0] - 1)
-    etype = b.e_type[s]
-    visible = has_enemy & ((etype != CRYPTOG) | (_CELL_ROW == pr) | (_CELL_COL == pc) | b.show_activated)
-    enemy = [_flag(visible & (etype == t)) for t in range(4)]
-    enemy += [jnp.where(visible, _ratio(b.e_hp[s], 3), 0.0), _flag(visible & b.e_stunned[s]),
-              _flag(visible & b.e_from_siphon[s])]
-
-    block = b.content == BLOCK
-    kind = b.block_kind
-    shows_contents = block & (kind != KIND_QUESTION)
-    data = shows_contents & (kind == KIND_DATA)
-    prog = shows_contents & (kind == KIND_PROGRAM)
-    block_ch = [_flag(data), _flag(prog), _flag(block & (kind == KIND_QUESTION)),
-                jnp.where(data, _ratio(b.points, 9), 0.0), _flag(block & b.siphoned)]
-    program_onehot = (prog[:, None] & (b.program[:, None] == jnp.arange(23)[None, :])).astype(jnp.float32)
-    spawn = jnp.where(shows_contents, _ratio(b.spawn_count, 9), 0.0)
-
-    tslot = transmission_slot_at(b)[:NUM_CELLS]
-    countdown = jnp.where(tslot >= 0, _ratio(b.t_countdown[jnp.clip(tslot, 0, 34)], 4), 0.0)
-    res_visible = ~block | b.siphoned
-    credits = jnp.where(res_visible, _ratio(b.cell_credits, 3), 0.0)
-    energy = jnp.where(res_visible, _ratio(b.cell_energy, 3), 0.0)
-    tail = [spawn, countdown, credits, energy, _flag(b.content == DATA_SIPHON), _flag(b.content == EXIT),
-            _flag(b.siphon_center)]
-    grid = jnp.concatenate([jnp.stack(enemy + block_ch, axis=-1), program_onehot, jnp.stack(tail, axis=-1)], axis=-1)
+    block, program_onehot, spawn = _block_channels(b)
+    # Few wide pieces: under vmap XLA assembles the grid in one pass that picks
+    # the source piece per value, so fewer pieces mean less work per value.
+    grid = jnp.concatenate([jnp.stack(_enemy_channels(b, pr, pc) + block, axis=-1), program_onehot,
+                            jnp.stack([spawn] + _cell_channels(b), axis=-1)], axis=-1)
     return {"player": player, "programs": programs, "grid": grid.reshape(6, 6, 42)}
 
 
