@@ -73,6 +73,8 @@ def test_train_resume_and_watch(tmp_path, swift_binary, monkeypatch, capsys):
     config = json.loads((run_dir / "config.json").read_text())
     assert config["swift_binary"] == str(swift_binary) and len(config["swift_binary_sha256"]) == 64
     assert (logs / run_dir.name / "swift_env0.log").is_file()
+    if importlib.util.find_spec("tensorboard") is None:  # SB3 metrics then go to progress.csv, not /tmp
+        assert (logs / run_dir.name / "progress.csv").is_file()
     with sqlite3.connect(models / "training_history.db") as db:
         rows = db.execute("SELECT run_id, total_reward, stats_json FROM episodes").fetchall()
     for run_id, total_reward, stats_json in rows:

@@ -319,6 +319,17 @@ def current_hyperparameters(model) -> dict:
     return values
 
 
+def local_logger(log_dir):
+    """SB3's console table plus progress.csv in the run's log folder (used when TensorBoard is absent).
+
+    Left to itself, SB3 would then configure its logger with no folder and
+    leave an empty /tmp/SB3-<time> folder behind on every run.
+    """
+    from stable_baselines3.common.logger import configure
+
+    return configure(str(log_dir), ["stdout", "csv"])
+
+
 def load_for_resume(args, vec_env, tensorboard_log):
     """Load the model; keep its stored hyperparameters unless a flag asks otherwise, and say so."""
     from sb3_contrib import MaskablePPO
@@ -392,6 +403,8 @@ def main(argv=None) -> int:
             model = MaskablePPO("MultiInputPolicy", vec_env, policy_kwargs={"net_arch": NET_ARCH},
                                 tensorboard_log=tensorboard_log, seed=args.seed, device=args.device,
                                 verbose=1, **hyper)
+        if tensorboard_log is None:
+            model.set_logger(local_logger(log_dir))
         remaining = args.timesteps - model.num_timesteps
         engine_hello = vec_env.get_attr("engine_info", indices=[0])[0]
         hyper_now = current_hyperparameters(model)
