@@ -8,15 +8,23 @@ from .constants import (BLOCK, DAEMON, LAST_STAGE, MAX_HP, NEIGHBOURS, NUM_CELLS
 from .spawning import occupied_cells
 
 
+def value_on_cells(active, pos, value):
+    """int32[37]: the value of the active entry on each cell, -1 where none (index 36 is padding).
+
+    At most one enemy and one transmission stand on a cell (game-rules.md
+    §1.7), so one scatter suffices; `value` must be non-negative.
+    """
+    where = jnp.where(active, pos, NUM_CELLS)
+    return jnp.full(NUM_CELLS + 1, -1, jnp.int32).at[where].set(value)
+
+
 def enemy_slot_at(board):
     """int32[37]: the enemy slot on each cell, -1 when none (index 36 is padding)."""
-    where = jnp.where(board.e_active, board.e_pos, NUM_CELLS)
-    return jnp.full(NUM_CELLS + 1, -1, jnp.int32).at[where].set(jnp.arange(where.shape[0], dtype=jnp.int32))
+    return value_on_cells(board.e_active, board.e_pos, jnp.arange(board.e_active.shape[0], dtype=jnp.int32))
 
 
 def transmission_slot_at(board):
-    where = jnp.where(board.t_active, board.t_pos, NUM_CELLS)
-    return jnp.full(NUM_CELLS + 1, -1, jnp.int32).at[where].set(jnp.arange(where.shape[0], dtype=jnp.int32))
+    return value_on_cells(board.t_active, board.t_pos, jnp.arange(board.t_active.shape[0], dtype=jnp.int32))
 
 
 def action_mask(state):

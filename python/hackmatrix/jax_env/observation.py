@@ -4,6 +4,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .constants import (BLOCK, CRYPTOG, DATA_SIPHON, EXIT, KIND_DATA, KIND_PROGRAM, KIND_QUESTION, NUM_CELLS)
+from .mask import value_on_cells
 
 _CELL_ROW = np.arange(NUM_CELLS) // 6
 _CELL_COL = np.arange(NUM_CELLS) % 6
@@ -36,27 +37,20 @@ def _flag(x):
     return x.astype(jnp.float32)
 
 
-def _per_cell(active, pos, value):
-    """int32[36]: value + 1 of the active entry on each cell, 0 where none.
-
-    At most one enemy and one transmission stand on a cell (game-rules.md
-    §1.7), so one scatter of a packed value replaces a scatter of slot
-    numbers followed by a gather per field.
-    """
-    where = jnp.where(active, pos, NUM_CELLS)
-    return jnp.zeros(NUM_CELLS + 1, jnp.int32).at[where].set(value + 1)[:NUM_CELLS]
-
-
 def _enemy_channels(b, pr, pc):
-    """Channels 0..6 (§5.2): type one-hot, hp, stunned, spawned by a siphon."""
+    """Channels 0..6 (§5.2): type one-hot, hp, stunned, spawned by a siphon.
+
+    The fields travel to the cells packed in one value (one scatter instead of
+    a scatter of slot numbers and a gather per field).
+    """
     packed = (b.e_type | (jnp.clip(b.e_hp, 0, 3) << 2) | (b.e_stunned.astype(jnp.int32) << 4)
               | (b.e_from_siphon.astype(jnp.int32) << 5))
-    code = _per_cell(b.e_active, b.e_pos, packed)
-    etype, hp = (code - 1) & 3, ((code - 1) >> 2) & 3
-    visible = (code > 0) & ((etype != CRYPTOG) | (_CELL_ROW == pr) | (_CELL_COL == pc) | b.show_activated)
+    code = value_on_cells(b.e_active, b.e_pos, packed)[:NUM_CELLS]
+    etype, hp, stunned, from_siphon = code & 3, (code >> 2) & 3, (code >> 4) & 1, (code >> 5) & 1
+    visible = (code >= 0) & ((etype != CRYPTOG) | (_CELL_ROW == pr) | (_CELL_COL == pc) | b.show_activated)
     channels = [_flag(visible & (etype == t)) for t in range(4)]
-    return channels + [jnp.where(visible, _cell_ratio(hp, 3), 0.0), _flag(visible & (((code - 1) >> 4) & 1 == 1)),
-                       _flag(visible & (((code - 1) >> 5) & 1 == 1))]
+    return channels + [jnp.where(visible, _cell_ratio(hp, 3), 0.0), _flag(visible & (stunned == 1)),
+                       _flag(visible & (from_siphon == 1))]
 
 
 def _block_channels(b):
@@ -77,9 +71,9 @@ def _block_channels(b):
 
 def _cell_channels(b):
     """Channels 36..41 (§5.2): transmission countdown, resources, pickup, exit, siphon centre."""
-    countdown = _per_cell(b.t_active, b.t_pos, jnp.clip(b.t_countdown, 0, 4))
+    countdown = value_on_cells(b.t_active, b.t_pos, jnp.clip(b.t_countdown, 0, 4))[:NUM_CELLS]
     res_visible = (b.content != BLOCK) | b.siphoned
-    return [jnp.where(countdown > 0, _cell_ratio(countdown - 1, 4), 0.0),
+    return [jnp.where(countdown >= 0, _cell_ratio(countdown, 4), 0.0),
             jnp.where(res_visible, _cell_ratio(b.cell_credits, 3), 0.0),
             jnp.where(res_visible, _cell_ratio(b.cell_energy, 3), 0.0),
             _flag(b.content == DATA_SIPHON), _flag(b.content == EXIT), _flag(b.siphon_center)]
