@@ -14,8 +14,8 @@ _NOT_COL0 = np.uint32(sum(1 << (6 * r + c) for r in range(3) for c in range(1, 6
 _NOT_COL5 = np.uint32(sum(1 << (6 * r + c) for r in range(3) for c in range(0, 5)))
 _SHIFTS_LO = np.array([1 << i if i < 18 else 0 for i in range(36)], np.uint32)
 _SHIFTS_HI = np.array([1 << (i - 18) if i >= 18 else 0 for i in range(36)], np.uint32)
-MAX_DIST = 35
-FULL = (_MASK18, _MASK18)  # all 36 cells  # longest shortest path on 36 cells
+MAX_DIST = 35  # longest shortest path on 36 cells
+FULL = (_MASK18, _MASK18)  # all 36 cells
 
 
 def pack(mask):
@@ -76,6 +76,16 @@ def bnot(a):
     return (~a[0] & _MASK18, ~a[1] & _MASK18)
 
 
+# The searches below run a fixed MAX_DIST layers, this many per loop round:
+# the layers of a round fuse into one kernel, and the loop has few rounds.
+LAYERS_PER_ROUND = 5
+
+
+def grow(reached, passable):
+    """One wavefront layer: the reached set plus its passable 4-neighbours."""
+    return bor(reached, band(dilate(*reached), passable))
+
+
 def first_reached(start, passable, targets):
     """Breadth-first layers from `start` through `passable` cells.
 
@@ -83,11 +93,11 @@ def first_reached(start, passable, targets):
     Returns (dist int32[K], first int32): `first` is the lowest k among the
     targets reached at the smallest layer (-1 if none); dist[k] is that layer
     for the targets reached in it (start itself is layer 0) and -1 for the
-    others (the search stops at the first layer that reaches a target).
+    others (layers after the first one that reaches a target record nothing).
 
-    The layers grow until a target is hit or the reached set stops growing
-    (at most MAX_DIST layers). Under vmap the loop runs until every env is
-    done, which on a 6x6 board is far fewer layers than the worst case.
+    A fixed-iteration wavefront of MAX_DIST layers, the longest shortest path
+    on 36 cells: the trip count does not depend on the board, so under vmap
+    (and on accelerators) no round waits on a data-dependent predicate.
     """
     t_lo = jnp.stack([t[0] for t in targets])
     t_hi = jnp.stack([t[1] for t in targets])
@@ -95,20 +105,14 @@ def first_reached(start, passable, targets):
     def hit(reached):
         return ((reached[0] & t_lo) | (reached[1] & t_hi)) != 0
 
-    def going(carry):
-        layer, _, dist, grew = carry
-        return grew & ~jnp.any(dist >= 0) & (layer < MAX_DIST)
-
-    def body(carry):
-        layer, reached, dist, _ = carry
-        grown = bor(reached, band(dilate(*reached), passable))
-        grew = (grown[0] != reached[0]) | (grown[1] != reached[1])
-        dist = jnp.where((dist < 0) & hit(grown), layer + 1, dist)
-        return layer + 1, grown, dist, grew
+    def layer(i, carry):
+        reached, dist = carry
+        grown = grow(reached, passable)
+        dist = jnp.where(~jnp.any(dist >= 0) & hit(grown), i + 1, dist)
+        return grown, dist
 
     dist0 = jnp.where(hit(start), 0, -1).astype(jnp.int32)
-    carry = (jnp.asarray(0, jnp.int32), start, dist0, jnp.asarray(True))
-    _, _, dist, _ = jax.lax.while_loop(going, body, carry)
+    _, dist = jax.lax.fori_loop(0, MAX_DIST, layer, (start, dist0), unroll=LAYERS_PER_ROUND)
     best = jnp.min(jnp.where(dist >= 0, dist, 1 << 20))
     first = jnp.argmax((dist == best) & (dist >= 0)).astype(jnp.int32)
     first = jnp.where(jnp.any(dist >= 0), first, -1)
@@ -118,10 +122,10 @@ def first_reached(start, passable, targets):
 def first_target_reached(start, passable, targets):
     """The lowest k whose target set a breadth-first search from `start` reaches first, or -1.
 
-    Like `first_reached` without the layer numbers: the search grows the
-    reached set through `passable` cells until it touches any target (every
-    target touched then was reached in that same layer) or stops growing.
-    Its loop carry is just the reached set, so each layer is a few word ops.
+    Like `first_reached` without the layer numbers: the reached set grows
+    through `passable` cells and freezes at the first layer that touches any
+    target (every target touched then was reached in that same layer). A
+    fixed MAX_DIST layers, as in `first_reached`; the carry is two words.
     """
     t_lo = jnp.stack([t[0] for t in targets])
     t_hi = jnp.stack([t[1] for t in targets])
@@ -129,17 +133,12 @@ def first_target_reached(start, passable, targets):
     for t in targets[1:]:
         any_target = bor(any_target, t)
 
-    def going(carry):
-        reached, grew = carry
-        return grew & ~intersects(reached, any_target)
+    def layer(_, reached):
+        touched = intersects(reached, any_target)
+        grown = grow(reached, passable)
+        return tuple(jnp.where(touched, r, g) for r, g in zip(reached, grown))
 
-    def body(carry):
-        reached, _ = carry
-        grown = bor(reached, band(dilate(*reached), passable))
-        return grown, (grown[0] != reached[0]) | (grown[1] != reached[1])
-
-    nonempty = (start[0] | start[1]) != 0
-    reached, _ = jax.lax.while_loop(going, body, (start, nonempty))
+    reached = jax.lax.fori_loop(0, MAX_DIST, layer, start, unroll=LAYERS_PER_ROUND)
     hit = ((reached[0] & t_lo) | (reached[1] & t_hi)) != 0
     return jnp.where(jnp.any(hit), jnp.argmax(hit), -1).astype(jnp.int32)
 

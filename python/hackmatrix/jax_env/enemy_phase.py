@@ -54,9 +54,9 @@ def _neighbour_route(start, passable, targets, searching):
 def _move_target(ctx, i, s, occ, searching):
     """moveEnemy's destination for enemy i standing on s (§8.5), or -1 to stay.
 
-    `occ` holds the cells of every enemy and transmission. Route 2 is only
-    searched where route 1 found nothing; with `searching` false both searches
-    start empty, so that env does not keep the batch's loop running.
+    `occ` holds the cells of every enemy and transmission. Route 2 counts only
+    where route 1 found nothing; a search whose `searching` is false starts
+    from the empty set and so finds nothing.
     """
     player, e_type, blocks = ctx
     glitch = e_type[i] == GLITCH
@@ -93,7 +93,7 @@ def _act(ctx, keys, carry):
     who attacked, the occupied cells, who is still to act): under vmap the
     loop selects its whole carry every round.
     """
-    hp, e_pos, e_last_known, attacked, occ, remaining, rounds = carry
+    hp, e_pos, e_last_known, attacked, occ, remaining = carry
     player, e_type, _ = ctx
     i = _next_in_key_order(keys, remaining)
     this = SLOTS == i
@@ -110,7 +110,7 @@ def _act(ctx, keys, carry):
     attacked = attacked | (this & strike)
     left, entered = bits.cell_bits(jnp.where(move, s, NUM_CELLS)), bits.cell_bits(jnp.where(move, dest, NUM_CELLS))
     occ = bits.bor(bits.band(occ, bits.bnot(left)), entered)
-    return hp, e_pos, e_last_known, attacked, occ, remaining & ~this, rounds + 1
+    return hp, e_pos, e_last_known, attacked, occ, remaining & ~this
 
 
 def _activate_rest(x):
@@ -141,8 +141,9 @@ def enemies_act(board, seed, step):
     for sub_step, site in ((0, SITE_ENEMY_ORDER_A), (1, SITE_ENEMY_ORDER_B)):
         remaining = ready if sub_step == 0 else ready & (board.e_type == VIRUS)
         keys = draw_from_base(site_base(seed, site, step), SLOTS)
-        full = carry + (remaining, jnp.asarray(0, jnp.int32))
-        full = jax.lax.while_loop(lambda c: slots.any_true(c[5]) & (c[6] < ROUNDS_FOR_ALL), lambda c: _act(ctx, keys, c), full)
+        full = carry + (remaining,)
+        for _ in range(ROUNDS_FOR_ALL):  # an activation with no enemy remaining changes nothing
+            full = _act(ctx, keys, full)
         _, _, full = _rest_where(slots.any_true(full[5]), (ctx, keys, full))
         carry = full[:5]
     hp, e_pos, e_last_known, _, _ = carry

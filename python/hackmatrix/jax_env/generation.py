@@ -34,15 +34,13 @@ def _layouts_valid(chosen, exit_pos):
     not_exit = bits.bnot(bits.cell_bits(exit_pos))
     expandable = bits.bor(bits.band(free, not_exit), origin)
 
-    def body(carry):
-        visited, _ = carry
+    def layer(_, visited):
         grown = bits.dilate(*bits.band(visited, expandable))
-        grown = bits.band(bits.bor(visited, grown), free)
-        return grown, jnp.any((grown[0] != visited[0]) | (grown[1] != visited[1]))
+        return bits.band(bits.bor(visited, grown), free)
 
-    # Flood fill from cell 0 until the visited set stops growing (at most 35 layers).
+    # Flood fill from cell 0: a fixed MAX_DIST layers reach every connected cell.
     start = (jnp.broadcast_to(origin[0], blocks[0].shape), jnp.broadcast_to(origin[1], blocks[1].shape))
-    visited, _ = jax.lax.while_loop(lambda c: c[1], body, (start, jnp.asarray(True)))
+    visited = jax.lax.fori_loop(0, bits.MAX_DIST, layer, start, unroll=bits.LAYERS_PER_ROUND)
     connected = (visited[0] == free[0]) & (visited[1] == free[1])
     reach = bits.dilate(*free)  # blocks next to a free cell
     siphonable = ~bits.intersects(blocks, bits.bnot(reach))
