@@ -5,20 +5,57 @@ Each measured call runs `--steps` vmapped steps inside one jitted lax.scan;
 finished envs are reset in the loop with `reset_where`, which generates new
 games only for the envs that finished. Prints a table and writes
 JSON (default bench_results/bench_jax_env.json).
+
+On a CPU the host is split into `--cpu-devices` XLA devices (default: one per
+core) and each device steps its own share of the batch: one XLA device keeps
+only ~1.6 of 2 cores busy (specs/performance.md). `--cpu-devices 1` measures
+the single-device figure.
 """
 
 import argparse
 import json
+import math
 import os
 import platform
 import sys
 import time
 
-import jax
-import jax.numpy as jnp
-
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+from hackmatrix.host_devices import request_cpu_devices, steal_percent, steal_reading  # noqa: E402  (imports no jax)
+
+
+def _cpu_devices_arg(argv):
+    """`--cpu-devices` read before jax is imported (XLA reads its flags once, at start-up).
+
+    A malformed value returns None here and is reported by argparse later.
+    """
+    value = str(os.cpu_count() or 1)
+    for i, arg in enumerate(argv):
+        if arg.startswith("--cpu-devices="):
+            value = arg.split("=", 1)[1]
+        elif arg == "--cpu-devices" and i + 1 < len(argv):
+            value = argv[i + 1]
+    try:
+        return int(value) if int(value) >= 1 else None
+    except ValueError:
+        return None
+
+
+if __name__ == "__main__" and _cpu_devices_arg(sys.argv[1:]):
+    request_cpu_devices(_cpu_devices_arg(sys.argv[1:]))
+
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+from jax.sharding import Mesh, NamedSharding, PartitionSpec as P  # noqa: E402
+
 import hackmatrix.jax_env as J  # noqa: E402
+
+try:  # jax >= 0.7; the engine's loops build constants that are the same on every device
+    from jax import shard_map as _shard_map
+    _UNCHECKED = {"check_vma": False}
+except ImportError:
+    from jax.experimental.shard_map import shard_map as _shard_map
+    _UNCHECKED = {"check_rep": False}
 
 
 def random_valid_actions(key, masks):
@@ -59,29 +96,59 @@ def make_rollout(num_envs, steps):
     return rollout
 
 
-def bench(num_envs, steps, repeats):
-    key = jax.random.PRNGKey(0)
+def make_sharded_rollout(num_envs, steps, devices):
+    """`make_rollout` with the batch split evenly over `devices`, each stepping its own share.
+
+    Takes one key per device ([len(devices), 2]) and returns one per device;
+    the envs never interact, so each device runs the single-device rollout on
+    its slice and nothing crosses between devices.
+    """
+    mesh = Mesh(devices, ("envs",))
+    local_rollout = make_rollout(num_envs // len(devices), steps)
+
+    def local(keys, obs, states):
+        obs, states, key, finished = local_rollout(keys[0], obs, states)
+        return obs, states, key[None], finished[None]
+
+    spec = P("envs")
+    sharded = _shard_map(local, mesh=mesh, in_specs=(spec, spec, spec), out_specs=(spec, spec, spec, spec),
+                         **_UNCHECKED)
+    return jax.jit(sharded), NamedSharding(mesh, spec)
+
+
+def devices_for(num_envs, devices):
+    """The most of `devices` that divide the batch evenly (1 env runs on one device)."""
+    return devices[:math.gcd(num_envs, len(devices))]
+
+
+def bench(num_envs, steps, repeats, devices):
+    devices = devices_for(num_envs, devices)
+    keys = jax.random.split(jax.random.PRNGKey(0), len(devices))
     t0 = time.perf_counter()
-    obs, states = jax.jit(jax.vmap(J.reset))(jax.random.split(key, num_envs))
+    obs, states = jax.jit(jax.vmap(J.reset))(jax.random.split(jax.random.PRNGKey(1), num_envs))
     jax.block_until_ready(states)
     reset_compile = time.perf_counter() - t0
-    rollout = make_rollout(num_envs, steps)
+    rollout, sharding = make_sharded_rollout(num_envs, steps, devices)
+    obs, states, keys = jax.device_put((obs, states, keys), sharding)
     t0 = time.perf_counter()
-    compiled = rollout.lower(key, obs, states).compile()
+    compiled = rollout.lower(keys, obs, states).compile()
     compile_s = time.perf_counter() - t0
-    obs, states, key, _ = compiled(key, obs, states)  # warm-up
+    obs, states, keys, _ = compiled(keys, obs, states)  # warm-up
     jax.block_until_ready(states)
     best = float("inf")
     episodes = 0
+    steal_before = steal_reading()
     for _ in range(repeats):
         t0 = time.perf_counter()
-        obs, states, key, done = compiled(key, obs, states)
+        obs, states, keys, done = compiled(keys, obs, states)
         jax.block_until_ready((obs, states))
         best = min(best, time.perf_counter() - t0)
-        episodes += int(done)
-    return {"num_envs": num_envs, "steps_per_call": steps, "seconds_per_call": best,
+        episodes += int(jnp.sum(done))
+    steal = steal_percent(steal_before)
+    return {"num_envs": num_envs, "devices": len(devices), "steps_per_call": steps, "seconds_per_call": best,
             "steps_per_second": num_envs * steps / best, "rollout_compile_s": compile_s,
-            "reset_compile_s": reset_compile, "episodes_finished": episodes}
+            "reset_compile_s": reset_compile, "episodes_finished": episodes,
+            "cpu_steal_percent": steal}
 
 
 def step_compile_time():
@@ -95,23 +162,39 @@ def step_compile_time():
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--num-envs", type=int, nargs="+", default=[1, 64, 1024, 4096, 16384])
+    parser.add_argument("--num-envs", type=int, nargs="+", default=[1, 64, 1024, 2048, 4096, 16384])
     parser.add_argument("--steps", type=int, default=32, help="steps per measured call")
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--out", default="bench_results/bench_jax_env.json")
+    parser.add_argument("--cpu-devices", type=int, default=os.cpu_count() or 1,
+                        help="XLA devices the CPU is split into, each stepping its share of the batch "
+                             "(default: one per core; ignored on GPU/TPU, where every local device is used)")
     args = parser.parse_args()
+    if args.cpu_devices < 1:
+        parser.error("--cpu-devices must be at least 1")
 
-    results = {"device": str(jax.devices()[0]), "platform": platform.platform(), "cpu_count": os.cpu_count(),
+    devices = jax.local_devices()
+    if devices[0].platform == "cpu":
+        if len(devices) < args.cpu_devices:
+            print(f"note: XLA has {len(devices)} CPU device(s), fewer than --cpu-devices {args.cpu_devices} "
+                  "(XLA_FLAGS already set a device count?)")
+        devices = devices[:args.cpu_devices]
+    results = {"device": str(devices[0]), "devices": len(devices), "platform": platform.platform(),
+               "cpu_count": os.cpu_count(), "xla_flags": os.environ.get("XLA_FLAGS", ""),
                "vmapped_step_compile_s": step_compile_time(), "runs": []}
-    print(f"vmapped step compile: {results['vmapped_step_compile_s']:.1f} s")
-    print(f"{'num_envs':>9} {'steps/s':>12} {'s/call':>9} {'compile s':>10} {'episodes':>9}")
+    print(f"{len(devices)} x {devices[0].device_kind} ({devices[0].platform}); "
+          f"vmapped step compile: {results['vmapped_step_compile_s']:.1f} s")
+    print(f"{'num_envs':>9} {'devices':>8} {'steps/s':>12} {'s/call':>9} {'compile s':>10} {'episodes':>9} "
+          f"{'steal %':>8}")
     for n in args.num_envs:
-        r = bench(n, args.steps, args.repeats)
+        r = bench(n, args.steps, args.repeats, devices)
         results["runs"].append(r)
-        print(f"{n:>9} {r['steps_per_second']:>12.0f} {r['seconds_per_call']:>9.3f} "
-              f"{r['rollout_compile_s']:>10.1f} {r['episodes_finished']:>9}", flush=True)
+        steal = "-" if r["cpu_steal_percent"] is None else f"{r['cpu_steal_percent']:.0f}"
+        print(f"{n:>9} {r['devices']:>8} {r['steps_per_second']:>12.0f} {r['seconds_per_call']:>9.3f} "
+              f"{r['rollout_compile_s']:>10.1f} {r['episodes_finished']:>9} {steal:>8}", flush=True)
     best = max(results["runs"], key=lambda r: r["steps_per_second"])
-    results["best"] = {"num_envs": best["num_envs"], "steps_per_second": best["steps_per_second"]}
+    results["best"] = {"num_envs": best["num_envs"], "devices": best["devices"],
+                       "steps_per_second": best["steps_per_second"]}
     os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
     with open(args.out, "w") as f:
         json.dump(results, f, indent=2)

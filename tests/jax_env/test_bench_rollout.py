@@ -1,6 +1,9 @@
 """The JAX engine benchmark's random policy and rollout (python/scripts/bench_jax_env.py)."""
 
 import importlib.util
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import jax
@@ -33,3 +36,45 @@ def test_rollout_returns_the_observations_of_the_states_it_returns():
     assert obs.shape == (3, 1545) and int(finished) >= 0
     expected = jax.vmap(lambda s: J.flatten_observation(J.observe(s)))(states)
     np.testing.assert_array_equal(np.asarray(obs), np.asarray(expected))
+
+
+def test_devices_for_splits_only_evenly():
+    devices = ["d0", "d1", "d2", "d3"]
+    assert bench.devices_for(1, devices) == ["d0"]
+    assert bench.devices_for(6, devices) == ["d0", "d1"]
+    assert bench.devices_for(4096, devices) == devices
+
+
+# Two CPU devices need a fresh process: XLA reads its device count once, at start-up.
+TWO_DEVICES = """
+import importlib.util, sys
+from hackmatrix.host_devices import request_cpu_devices
+assert request_cpu_devices(2)
+import jax, numpy as np
+spec = importlib.util.spec_from_file_location("bench_jax_env", sys.argv[1])
+bench = importlib.util.module_from_spec(spec); spec.loader.exec_module(bench)
+import hackmatrix.jax_env as J
+assert len(jax.local_devices()) == 2
+obs, states = jax.vmap(J.reset)(jax.random.split(jax.random.PRNGKey(2), 4))
+keys = jax.random.split(jax.random.PRNGKey(3), 2)
+rollout, sharding = bench.make_sharded_rollout(4, 3, jax.local_devices())
+out = rollout(*jax.device_put((keys, obs, states), sharding))
+# Each device must run exactly the single-device rollout on its half, with its own key.
+local = bench.make_rollout(2, 3)
+halves = [local(keys[i], *jax.tree_util.tree_map(lambda x: x[2 * i:2 * i + 2], (obs, states)))
+          for i in range(2)]
+np.testing.assert_array_equal(np.asarray(out[0]), np.concatenate([np.asarray(h[0]) for h in halves]))
+for a, b0, b1 in zip(jax.tree_util.tree_leaves(out[1]), jax.tree_util.tree_leaves(halves[0][1]),
+                     jax.tree_util.tree_leaves(halves[1][1])):
+    np.testing.assert_array_equal(np.asarray(a), np.concatenate([np.asarray(b0), np.asarray(b1)]))
+assert int(out[3].sum()) == int(halves[0][3]) + int(halves[1][3])
+print("ok")
+"""
+
+
+def test_sharded_rollout_is_the_single_device_rollout_per_shard():
+    env = dict(os.environ, JAX_PLATFORMS="cpu", PYTHONPATH=str(_PATH.parents[1]))
+    env.pop("XLA_FLAGS", None)
+    out = subprocess.run([sys.executable, "-c", TWO_DEVICES, str(_PATH)], capture_output=True, text=True,
+                         env=env, timeout=600)
+    assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stderr[-3000:]
