@@ -286,7 +286,9 @@ def test_sb3_vector_envs(swift_binary, kind):
 @pytest.mark.parametrize("kind", ["sync", "async"])
 def test_gymnasium_vector_env(swift_binary, kind):
     factories = [_env_factory(str(swift_binary)) for _ in range(2)]
-    vec = gym.vector.SyncVectorEnv(factories) if kind == "sync" else gym.vector.AsyncVectorEnv(factories)
+    # forkserver: this pytest process has JAX's threads running, and forking it may deadlock.
+    vec = (gym.vector.SyncVectorEnv(factories) if kind == "sync"
+           else gym.vector.AsyncVectorEnv(factories, context="forkserver"))
     try:
         obs, info = vec.reset(seed=[1, 2])
         assert obs["player"].shape == (2, 10)
