@@ -1,8 +1,8 @@
 """Split a CPU host into several XLA devices, and read how much CPU the host took back.
 
 One XLA CPU device runs a batch of games on roughly 1.6 of this machine's 2
-cores; two devices, each stepping half of the batch, use both and keep each
-half's arrays in cache (specs/performance.md). XLA reads `XLA_FLAGS` once, when
+cores; two devices, each stepping half of the batch, use both
+(specs/performance.md). XLA reads `XLA_FLAGS` once, when
 jax starts, so `request_cpu_devices` must run before anything imports jax.
 This module imports nothing but the standard library.
 """

@@ -24,25 +24,29 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from hackmatrix.host_devices import request_cpu_devices, steal_percent, steal_reading  # noqa: E402  (imports no jax)
 
 
-def _cpu_devices_arg(argv):
-    """`--cpu-devices` read before jax is imported (XLA reads its flags once, at start-up).
-
-    A malformed value returns None here and is reported by argparse later.
-    """
-    value = str(os.cpu_count() or 1)
-    for i, arg in enumerate(argv):
-        if arg.startswith("--cpu-devices="):
-            value = arg.split("=", 1)[1]
-        elif arg == "--cpu-devices" and i + 1 < len(argv):
-            value = argv[i + 1]
-    try:
-        return int(value) if int(value) >= 1 else None
-    except ValueError:
-        return None
+def positive_int(text):
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
 
 
-if __name__ == "__main__" and _cpu_devices_arg(sys.argv[1:]):
-    request_cpu_devices(_cpu_devices_arg(sys.argv[1:]))
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--num-envs", type=positive_int, nargs="+", default=[1, 64, 1024, 2048, 4096, 16384])
+    parser.add_argument("--steps", type=positive_int, default=32, help="steps per measured call")
+    parser.add_argument("--repeats", type=positive_int, default=2)
+    parser.add_argument("--out", default="bench_results/bench_jax_env.json")
+    parser.add_argument("--cpu-devices", type=positive_int, default=os.cpu_count() or 1,
+                        help="XLA devices the CPU is split into, each stepping its share of the batch "
+                             "(default: one per core; ignored on GPU/TPU, where every local device is used)")
+    return parser.parse_args(argv)
+
+
+if __name__ == "__main__":
+    # Parsed before jax is imported: XLA reads its device count once, at start-up.
+    ARGS = parse_args()
+    request_cpu_devices(ARGS.cpu_devices)
 
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
@@ -160,19 +164,7 @@ def step_compile_time():
     return time.perf_counter() - t0
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--num-envs", type=int, nargs="+", default=[1, 64, 1024, 2048, 4096, 16384])
-    parser.add_argument("--steps", type=int, default=32, help="steps per measured call")
-    parser.add_argument("--repeats", type=int, default=2)
-    parser.add_argument("--out", default="bench_results/bench_jax_env.json")
-    parser.add_argument("--cpu-devices", type=int, default=os.cpu_count() or 1,
-                        help="XLA devices the CPU is split into, each stepping its share of the batch "
-                             "(default: one per core; ignored on GPU/TPU, where every local device is used)")
-    args = parser.parse_args()
-    if args.cpu_devices < 1:
-        parser.error("--cpu-devices must be at least 1")
-
+def main(args):
     devices = jax.local_devices()
     if devices[0].platform == "cpu":
         if len(devices) < args.cpu_devices:
@@ -202,4 +194,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    main(ARGS)
