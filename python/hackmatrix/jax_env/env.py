@@ -4,6 +4,7 @@ import jax
 import jax.numpy as jnp
 
 from .batching import apply_compacted
+from .curriculum import new_game_with_params
 from .generation import new_game
 from .mask import action_mask
 from .observation import flatten_observation, observe
@@ -11,13 +12,23 @@ from .state import EnvParams
 from .step import step_state
 
 
+def _new_game(seed, params):
+    """The canonical game for params None; else the game `params` asks for (curriculum.py).
+
+    Default `EnvParams()` never start a curriculum game, so both give the same state.
+    """
+    seed = jnp.asarray(seed, jnp.uint32)
+    return new_game(seed) if params is None else new_game_with_params(seed, params)
+
+
 def reset_from_seed(seed, params=None):
     """(obs, state) of a new game with the given uint32 seed.
 
     Under jit pass seeds above 2**31 - 1 as np.uint32 / jnp.uint32 (a plain
-    Python int is traced as int32 and overflows).
+    Python int is traced as int32 and overflows). The start is a function of
+    (seed, params) alone, curriculum starts included.
     """
-    state = new_game(jnp.asarray(seed, jnp.uint32))
+    state = _new_game(seed, params)
     return flatten_observation(observe(state)), state
 
 
@@ -33,8 +44,8 @@ def step(key, state, action, params=None):
     return flatten_observation(observe(state)), state, reward, done, info
 
 
-def _fresh_game(seed):
-    state = new_game(seed)
+def _fresh_game(seed, params):
+    state = _new_game(seed, params)
     return flatten_observation(observe(state)), state
 
 
@@ -44,10 +55,10 @@ def reset_where(key, done, obs, states, params=None):
     Not meant to be vmapped: `done` is bool[B], `obs` f32[B, 1545], `states` a
     batch of states. Equivalent to selecting `vmap(reset)` where done, but a
     fresh game is computed only for the finished envs (stage generation is the
-    costliest part of the game).
+    costliest part of the game). The new games follow `params` (curriculum starts).
     """
     seeds = jax.random.bits(key, done.shape, jnp.uint32)
-    return apply_compacted(_fresh_game, done, seeds, (obs, states))
+    return apply_compacted(lambda seed: _fresh_game(seed, params), done, seeds, (obs, states))
 
 
 class HackMatrixEnv:

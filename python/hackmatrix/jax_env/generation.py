@@ -145,8 +145,8 @@ def generate_stage(state):
                          step_active=jnp.asarray(False), history_count=jnp.asarray(0, jnp.int32))
 
 
-def new_game(seed):
-    """reset(seed) of §10.1 as a pure function of a uint32 seed."""
+def starting_state(seed):
+    """reset(seed) of §10.1 up to, not including, the stage-1 generation: corner and starting bonus."""
     seed = jnp.asarray(seed, jnp.uint32)
     state = empty_state().replace(seed=seed)
     zero = jnp.asarray(0, jnp.uint32)
@@ -158,4 +158,9 @@ def new_game(seed):
         energy=jnp.where(bonus == 1, 11, 0).astype(jnp.int32),
         data_siphons=jnp.where(bonus == 2, 1, 0).astype(jnp.int32),
     )
-    return generate_stage(state.replace(board=board))
+    return state.replace(board=board)
+
+
+def new_game(seed):
+    """reset(seed) of §10.1 as a pure function of a uint32 seed."""
+    return generate_stage(starting_state(seed))

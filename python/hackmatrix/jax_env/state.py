@@ -9,14 +9,34 @@ after the last active entry.
 """
 
 import jax.numpy as jnp
+import numpy as np
 from flax import struct
 
-from .constants import MAX_OCCUPANTS, NUM_CELLS, NUM_PROGRAMS
+from .constants import LAST_STAGE, MAX_OCCUPANTS, NUM_CELLS, NUM_PROGRAMS
+
+
+def _param(value, dtype):
+    """A field default: a fresh numpy array of a fixed dtype (never weakly typed, so jit never recompiles)."""
+    return struct.field(default_factory=lambda: np.asarray(value, dtype))
 
 
 @struct.dataclass
 class EnvParams:
-    """No tunables yet (gymnax convention)."""
+    """Research options of the JAX engine (gymnax convention); the defaults are the canonical game, bit for bit.
+
+    Every field is an array (a traced leaf under jit): changing a value, e.g.
+    annealing `curriculum_prob` between training chunks, never recompiles.
+    The curriculum fields (curriculum.py) say how a reset may start a game at
+    a later stage with programs and resources; build them with
+    `curriculum.curriculum_params`, which checks them.
+    """
+
+    curriculum_prob: np.ndarray = _param(0.0, np.float32)  # chance that a reset is a curriculum start
+    curriculum_stage_weights: np.ndarray = _param([1.0] + [0.0] * (LAST_STAGE - 1), np.float32)  # stages 1..8
+    curriculum_programs: np.ndarray = _param([0, 0], np.int32)  # owned programs: a count uniform in [lo, hi]
+    curriculum_credits: np.ndarray = _param([0, 0], np.int32)  # added to the starting bonus: uniform in [lo, hi]
+    curriculum_energy: np.ndarray = _param([0, 0], np.int32)
+    curriculum_data_siphons: np.ndarray = _param([0, 0], np.int32)
 
 
 @struct.dataclass
