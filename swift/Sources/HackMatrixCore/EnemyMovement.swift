@@ -17,13 +17,16 @@ extension GameState {
         var destination = firstStep(from: start, to: target) { passable($0) && ($0 == target || !occupied[$0.index]) }
         // Route 2: the unobstructed shortest path, if its first cell is free.
         if destination == nil, let step = firstStep(from: start, to: target, enterable: passable),
-           !occupied[step.index] {
+            !occupied[step.index]
+        {
             destination = step
         }
         // Route 3: the free neighbour closest to the player (possibly farther than now).
         if destination == nil {
-            for n in start.neighbours where passable(n) && !occupied[n.index]
-            && (destination == nil || n.distance(to: target) < destination!.distance(to: target)) {
+            for n in start.neighbours
+            where passable(n) && !occupied[n.index]
+                && (destination == nil || n.distance(to: target) < destination!.distance(to: target))
+            {
                 destination = n
             }
         }
@@ -38,21 +41,12 @@ extension GameState {
     /// ties), where paths use only enterable cells and never pass through `start`.
     private func firstStep(from start: Position, to target: Position, enterable: (Position) -> Bool) -> Position? {
         guard enterable(target) else { return nil }
-        var distance = [Int](repeating: -1, count: Rules.cellCount)
-        distance[target.index] = 0
-        var queue = [target]
-        var head = 0
-        while head < queue.count {
-            let cell = queue[head]
-            head += 1
-            for n in cell.neighbours where distance[n.index] < 0 && n != start && enterable(n) {
-                distance[n.index] = distance[cell.index] + 1
-                queue.append(n)
-            }
-        }
+        let length = pathLengths(from: target) { $0 != start && enterable($0) }
         var best: Position?
-        for n in start.neighbours where distance[n.index] >= 0
-        && (best == nil || distance[n.index] < distance[best!.index]) {
+        for n in start.neighbours
+        where length[n.index] >= 0
+            && (best == nil || length[n.index] < length[best!.index])
+        {
             best = n
         }
         return best

@@ -1,6 +1,7 @@
 // Exit distance (rewards.md §5, game-rules.md §13.2).
 import XCTest
 @testable import HackMatrixCore
+import HackMatrixTestSupport
 
 final class ExitDistanceTests: XCTestCase {
     func testOpenBoard() {
@@ -32,5 +33,19 @@ final class ExitDistanceTests: XCTestCase {
         let result = mustStep(&state, 8)
         XCTAssertEqual(state.player.position, pos(3, 2))
         XCTAssertEqual(result.components.values[5], Double(10) * 0.05)
+    }
+
+    func testPathLengthsCountStepsAndLeaveUnreachableCellsAtMinusOne() {
+        // A wall on row 1, columns 0..4: (0,0) reaches row 2 only around through column 5.
+        let wall = Set((0...4).map { pos(1, $0).index })
+        let length = pathLengths(from: pos(0, 0)) { !wall.contains($0.index) }
+        XCTAssertEqual(length[pos(0, 0).index], 0)
+        XCTAssertEqual(length[pos(0, 5).index], 5)
+        XCTAssertEqual(length[pos(2, 0).index], 12)
+        XCTAssertEqual(length[pos(1, 2).index], -1)
+        // The source counts as 0 even when it could not be entered.
+        let closed = pathLengths(from: pos(3, 3)) { $0 != pos(3, 3) }
+        XCTAssertEqual(closed[pos(3, 3).index], 0)
+        XCTAssertEqual(closed[pos(3, 4).index], 1)
     }
 }
