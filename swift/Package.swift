@@ -17,8 +17,15 @@ let package = Package(
         .target(name: "HackMatrixProtocol", dependencies: ["HackMatrixCore"]),
         // The headless CLI: reads request lines from stdin, writes responses to stdout.
         .executableTarget(name: "hackmatrix", dependencies: ["HackMatrixCore", "HackMatrixProtocol"]),
-        .testTarget(name: "HackMatrixCoreTests", dependencies: ["HackMatrixCore"]),
-        .testTarget(name: "HackMatrixProtocolTests", dependencies: ["HackMatrixCore", "HackMatrixProtocol"]),
+        // Helpers shared by the test targets: scenario builders, state assertions, request
+        // helpers. Built only for the tests (it imports XCTest and the modules @testable).
+        .target(
+            name: "HackMatrixTestSupport", dependencies: ["HackMatrixCore", "HackMatrixProtocol"],
+            path: "Tests/HackMatrixTestSupport"),
+        .testTarget(name: "HackMatrixCoreTests", dependencies: ["HackMatrixCore", "HackMatrixTestSupport"]),
+        .testTarget(
+            name: "HackMatrixProtocolTests",
+            dependencies: ["HackMatrixCore", "HackMatrixProtocol", "HackMatrixTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -11,24 +11,6 @@ import HackMatrixProtocol
     import Darwin
 #endif
 
-/// SplitMix64: the benchmark policy's own generator (never used by the game).
-struct PolicyRandom {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A uniformly chosen allowed action (the mask always has one while running).
-    mutating func pick(_ mask: [Bool]) -> Int {
-        let allowed = mask.indices.filter { mask[$0] }
-        return allowed[Int(next() % UInt64(allowed.count))]
-    }
-}
-
 func monotonicSeconds() -> Double {
     var ts = timespec()
     clock_gettime(CLOCK_MONOTONIC, &ts)
@@ -44,14 +26,17 @@ struct BenchResult {
 
 /// Engine only: newGame / actionMask / step.
 func benchEngine(steps: Int, policySeed: UInt64) -> BenchResult {
-    var random = PolicyRandom(state: policySeed)
+    var random = RandomPolicy(seed: policySeed)
     var result = BenchResult()
     var episodeSeed: UInt32 = 0
     var state = GameState.newGame(seed: episodeSeed)
     result.episodes = 1
     let start = monotonicSeconds()
     while result.steps < steps {
-        let action = random.pick(state.actionMask())
+        guard let action = random.pick(state.actionMask()) else {
+            logLine("bench: a running game allowed no action")
+            break
+        }
         guard let outcome = try? state.step(action) else {
             logLine("bench: engine rejected a masked-valid action \(action)")
             break
@@ -69,7 +54,7 @@ func benchEngine(steps: Int, policySeed: UInt64) -> BenchResult {
 
 /// Through the Session: the same loop as a pipe client, minus the pipe.
 func benchSession(steps: Int, policySeed: UInt64) -> BenchResult {
-    var random = PolicyRandom(state: policySeed)
+    var random = RandomPolicy(seed: policySeed)
     var session = Session()
     var out = JSONWriter(capacity: 1 << 16)
     var result = BenchResult()
@@ -85,8 +70,7 @@ func benchSession(steps: Int, policySeed: UInt64) -> BenchResult {
     send("{\"action\":\"reset\",\"seed\":\(episodeSeed)}")
     result.episodes = 1
     while result.steps < steps {
-        guard let state = session.game else { break }
-        let action = random.pick(state.actionMask())
+        guard let state = session.game, let action = random.pick(state.actionMask()) else { break }
         send("{\"action\":\"step\",\"actionIndex\":\(action)}")
         result.steps += 1
         if session.game?.outcome != .running {

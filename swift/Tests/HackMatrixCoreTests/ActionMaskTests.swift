@@ -1,6 +1,7 @@
 // SC-02 and the per-program conditions of game-rules.md §3.2.
 import XCTest
 @testable import HackMatrixCore
+import HackMatrixTestSupport
 
 final class ActionMaskTests: XCTestCase {
     func testSC02aDirectionMask() {

@@ -1,6 +1,7 @@
 // Scenarios SC-01, SC-03..SC-07 (game-rules.md §16): moves and the line of fire.
 import XCTest
 @testable import HackMatrixCore
+import HackMatrixTestSupport
 
 final class DirectionalTests: XCTestCase {
     func testSC01PlainMove() {

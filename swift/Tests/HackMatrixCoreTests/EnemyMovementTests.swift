@@ -1,6 +1,7 @@
 // Scenarios SC-14..SC-20 (game-rules.md §8.4, §8.5): movement routes and order.
 import XCTest
 @testable import HackMatrixCore
+import HackMatrixTestSupport
 
 final class EnemyMovementTests: XCTestCase {
     private func waiting(_ player: Position, energy: Int = 1, _ configure: (inout GameState) -> Void) -> GameState {

@@ -1,6 +1,7 @@
 // Scenarios SC-21..SC-23 (game-rules.md §8.1, §8.3, §8.6) and the snapshot bound.
 import XCTest
 @testable import HackMatrixCore
+import HackMatrixTestSupport
 
 final class EnemyPhaseTests: XCTestCase {
     func testSC21ATransmissionCompletes() {

@@ -1,6 +1,7 @@
 // Worked examples A, B, B′ and C of observation.md §11, bit for bit.
 import XCTest
 @testable import HackMatrixCore
+import HackMatrixTestSupport
 
 final class ObservationTests: XCTestCase {
     private let third = Float(bitPattern: 0x3EAA_AAAB)

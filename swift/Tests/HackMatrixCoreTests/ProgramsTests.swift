@@ -2,6 +2,7 @@
 // and CALM (EnemyPhaseTests). None of them ends the turn.
 import XCTest
 @testable import HackMatrixCore
+import HackMatrixTestSupport
 
 final class ProgramsTests: XCTestCase {
     /// Runs one program step from `before` and compares with the expected changes (no enemy phase).

@@ -1,22 +1,10 @@
-// Invariants over many random-policy episodes. The policy RNG is a small
-// deterministic generator of the test's own (the engine never uses one).
+// Invariants over many random-policy episodes. The policy is the shared
+// deterministic RandomPolicy (the engine never uses it).
 // HACKMATRIX_SLOW=1 runs more episodes.
 import Foundation
 import XCTest
 @testable import HackMatrixCore
-
-/// SplitMix64: a deterministic policy for the tests.
-private struct PolicyRandom {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-}
+import HackMatrixTestSupport
 
 final class PropertyTests: XCTestCase {
     private var slow: Bool { ProcessInfo.processInfo.environment["HACKMATRIX_SLOW"] == "1" }
@@ -24,16 +12,17 @@ final class PropertyTests: XCTestCase {
 
     /// Plays one episode choosing uniformly among valid actions; checks invariants after every step.
     /// Returns the actions taken and the final state.
-    private func playEpisode(seed: UInt32, checkRejection: Bool) -> (actions: [Int], results: [StepResult], final: GameState) {
-        var policy = PolicyRandom(state: UInt64(seed) &* 7919 &+ 1)
+    private func playEpisode(seed: UInt32, checkRejection: Bool) -> (
+        actions: [Int], results: [StepResult], final: GameState
+    ) {
+        var policy = RandomPolicy(seed: UInt64(seed) &* 7919 &+ 1)
         var state = GameState.newGame(seed: seed)
         checkGeneratedStage(state, seed: seed)
         var actions: [Int] = []
         var results: [StepResult] = []
         while state.outcome == .running && actions.count < maxActions {
             let mask = state.actionMask()
-            let valid = mask.indices.filter { mask[$0] }
-            guard !valid.isEmpty else {
+            guard let action = policy.pick(mask) else {
                 XCTFail("seed \(seed): empty mask while running after \(actions.count) actions")
                 break
             }
@@ -42,7 +31,6 @@ final class PropertyTests: XCTestCase {
                 XCTAssertThrowsError(try state.step(masked))
                 XCTAssertEqual(state, before, "seed \(seed): a rejected action changed the state")
             }
-            let action = valid[policy.below(valid.count)]
             let stageBefore = state.stage
             let result: StepResult
             do { result = try state.step(action) } catch {

@@ -1,5 +1,6 @@
 import XCTest
 @testable import HackMatrixCore
+import HackMatrixTestSupport
 
 final class RandomnessTests: XCTestCase {
     func testMix32Vectors() {

@@ -1,6 +1,7 @@
 // Worked examples R1..R7 of rewards.md §9: every component and the total.
 import XCTest
 @testable import HackMatrixCore
+import HackMatrixTestSupport
 
 final class RewardsTests: XCTestCase {
     private func index(_ name: String) -> Int { RewardComponents.names.firstIndex(of: name)! }

@@ -1,6 +1,7 @@
 // Siphon quality (rewards.md §6, game-rules.md §13.3).
 import XCTest
 @testable import HackMatrixCore
+import HackMatrixTestSupport
 
 final class SiphonQualityTests: XCTestCase {
     func testNothingToTakeEverywhereIsOptimal() {

@@ -1,6 +1,7 @@
 // Scenarios SC-12 and SC-13 (game-rules.md §6, §8.7).
 import XCTest
 @testable import HackMatrixCore
+import HackMatrixTestSupport
 
 final class SiphonTests: XCTestCase {
     func testSC12DrainingAFullCross() {

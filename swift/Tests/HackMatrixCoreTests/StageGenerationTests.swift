@@ -1,5 +1,6 @@
 import XCTest
 @testable import HackMatrixCore
+import HackMatrixTestSupport
 
 final class StageGenerationTests: XCTestCase {
     /// SC-47: `reset(0)`.

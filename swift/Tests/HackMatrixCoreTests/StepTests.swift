@@ -1,6 +1,7 @@
 // Scenarios SC-08..SC-11 (stage completion, victory, death) and rejection (§3.3).
 import XCTest
 @testable import HackMatrixCore
+import HackMatrixTestSupport
 
 final class StepTests: XCTestCase {
     func testSC08StageCompletionAndStage2Generation() {

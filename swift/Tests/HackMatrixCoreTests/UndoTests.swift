@@ -1,6 +1,7 @@
 // SC-34 and the snapshot rules of game-rules.md §7.10.
 import XCTest
 @testable import HackMatrixCore
+import HackMatrixTestSupport
 
 final class UndoTests: XCTestCase {
     func testSC34Undo() {

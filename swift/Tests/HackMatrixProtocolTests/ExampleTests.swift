@@ -3,6 +3,7 @@
 import XCTest
 import HackMatrixCore
 @testable import HackMatrixProtocol
+import HackMatrixTestSupport
 
 final class ExampleTests: XCTestCase {
     let protocolExample = """

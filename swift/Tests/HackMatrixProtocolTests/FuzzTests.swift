@@ -4,6 +4,7 @@
 import XCTest
 import HackMatrixCore
 @testable import HackMatrixProtocol
+import HackMatrixTestSupport
 
 final class FuzzTests: XCTestCase {
     struct Generator {

@@ -1,6 +1,7 @@
 // The hand-written JSON parser and writer.
 import XCTest
 @testable import HackMatrixProtocol
+import HackMatrixTestSupport
 
 final class JSONParserTests: XCTestCase {
     func parse(_ text: String) -> JSONValue? { try? JSONParser.parse(text) }

@@ -3,6 +3,7 @@
 import XCTest
 import HackMatrixCore
 @testable import HackMatrixProtocol
+import HackMatrixTestSupport
 
 final class RoundTripTests: XCTestCase {
     let getState = "{\"action\":\"getState\"}"

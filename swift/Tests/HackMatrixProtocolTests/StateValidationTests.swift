@@ -3,6 +3,7 @@
 import XCTest
 import HackMatrixCore
 @testable import HackMatrixProtocol
+import HackMatrixTestSupport
 
 final class StateValidationTests: XCTestCase {
     /// A running game that every rejected request must leave alone.

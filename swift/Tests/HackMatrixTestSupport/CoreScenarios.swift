@@ -1,41 +1,42 @@
-// Shared builders for the core tests: the scenario default state of
-// game-rules.md §16 and a parser for the board notation used there.
+// Builders for the core tests: the scenario default state of game-rules.md
+// §16, a parser for the board notation used there, and state assertions.
 import XCTest
 @testable import HackMatrixCore
 
-func pos(_ row: Int, _ col: Int) -> Position { Position(row: row, col: col) }
+public func pos(_ row: Int, _ col: Int) -> Position { Position(row: row, col: col) }
 
 /// The default scenario state (game-rules.md §16): seed 0, exit (5,5), empty board.
-func scenario(player: Position, configure: (inout GameState) -> Void = { _ in }) -> GameState {
+public func scenario(player: Position, configure: (inout GameState) -> Void = { _ in }) -> GameState {
     var state = GameState(seed: 0, player: player, exit: pos(5, 5))
     configure(&state)
     return state
 }
 
-func dataBlock(_ points: Int, spawn: Int? = nil) -> Block {
+public func dataBlock(_ points: Int, spawn: Int? = nil) -> Block {
     Block(kind: .data, hiddenIsData: true, points: points, program: 0, spawnCount: spawn ?? points)
 }
 
-func programBlock(_ program: Program, spawn: Int? = nil) -> Block {
-    Block(kind: .program, hiddenIsData: false, points: 0, program: program.rawValue,
-          spawnCount: spawn ?? program.spawnCost)
+public func programBlock(_ program: Program, spawn: Int? = nil) -> Block {
+    Block(
+        kind: .program, hiddenIsData: false, points: 0, program: program.rawValue,
+        spawnCount: spawn ?? program.spawnCost)
 }
 
 extension GameState {
-    mutating func putBlock(_ block: Block, at p: Position, siphoned: Bool = false) {
+    public mutating func putBlock(_ block: Block, at p: Position, siphoned: Bool = false) {
         cells[p.index].content = .block
         cells[p.index].block = block
         cells[p.index].siphoned = siphoned
     }
 
-    mutating func own(_ programs: Program...) {
+    public mutating func own(_ programs: Program...) {
         for p in programs { owned.insert(p.rawValue) }
     }
 }
 
 /// Steps and fails the test on rejection.
 @discardableResult
-func mustStep(_ state: inout GameState, _ action: Int, file: StaticString = #filePath, line: UInt = #line)
+public func mustStep(_ state: inout GameState, _ action: Int, file: StaticString = #filePath, line: UInt = #line)
     -> StepResult
 {
     do {
@@ -50,7 +51,7 @@ func mustStep(_ state: inout GameState, _ action: Int, file: StaticString = #fil
 /// 36 cells it describes, plus the player's cell (`@`).
 /// Tokens: `X` exit, `S+` data siphon prefix, `cN`/`eN` resources, `Dp/s` data
 /// block, `P:NAME/s` program block, `Q:NAME/s` or `Q:Dp/s` question block.
-func parseBoard(_ text: String) -> (cells: [Cell], player: Position?) {
+public func parseBoard(_ text: String) -> (cells: [Cell], player: Position?) {
     var cells = [Cell](repeating: Cell(), count: Rules.cellCount)
     var player: Position?
     let rows = text.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
@@ -63,9 +64,11 @@ func parseBoard(_ text: String) -> (cells: [Cell], player: Position?) {
             if token.hasPrefix("@") { player = pos(row, col); token = token.dropFirst() }
             if token == "X" { cell.content = .exit; cells[row * 6 + col] = cell; continue }
             if token.hasPrefix("S+") { cell.content = .dataSiphon; token = token.dropFirst(2) }
-            if token.hasPrefix("c") { cell.credits = Int(token.dropFirst())! }
-            else if token.hasPrefix("e") { cell.energy = Int(token.dropFirst())! }
-            else {
+            if token.hasPrefix("c") {
+                cell.credits = Int(token.dropFirst())!
+            } else if token.hasPrefix("e") {
+                cell.energy = Int(token.dropFirst())!
+            } else {
                 cell.content = .block
                 let question = token.hasPrefix("Q:")
                 if question { token = token.dropFirst(2) }
@@ -88,7 +91,7 @@ func parseBoard(_ text: String) -> (cells: [Cell], player: Position?) {
 }
 
 /// Asserts cell by cell, naming the first differences.
-func assertCells(_ actual: [Cell], _ expected: [Cell], file: StaticString = #filePath, line: UInt = #line) {
+public func assertCells(_ actual: [Cell], _ expected: [Cell], file: StaticString = #filePath, line: UInt = #line) {
     for c in 0..<Rules.cellCount where actual[c] != expected[c] {
         XCTFail("cell \(c) (\(c / 6),\(c % 6)): got \(actual[c]), expected \(expected[c])", file: file, line: line)
     }
@@ -96,7 +99,7 @@ func assertCells(_ actual: [Cell], _ expected: [Cell], file: StaticString = #fil
 
 /// The state a single accepted step should produce: `before` with the scenario's
 /// changes; when an enemy phase ran, `turn` + 1 and its snapshot pushed; `stepIndex` + 1.
-func expected(after before: GameState, phaseRan: Bool, _ change: (inout GameState) -> Void) -> GameState {
+public func expected(after before: GameState, phaseRan: Bool, _ change: (inout GameState) -> Void) -> GameState {
     var state = before
     if phaseRan { state.turn += 1 }
     change(&state)
@@ -106,7 +109,9 @@ func expected(after before: GameState, phaseRan: Bool, _ change: (inout GameStat
 }
 
 /// Compares two states field group by field group, so a failure names what differs.
-func assertSameState(_ actual: GameState, _ expected: GameState, file: StaticString = #filePath, line: UInt = #line) {
+public func assertSameState(
+    _ actual: GameState, _ expected: GameState, file: StaticString = #filePath, line: UInt = #line
+) {
     XCTAssertEqual(actual.player, expected.player, "player", file: file, line: line)
     XCTAssertEqual(actual.owned, expected.owned, "owned", file: file, line: line)
     assertCells(actual.cells, expected.cells, file: file, line: line)
