@@ -110,6 +110,8 @@ def save_checkpoint(run_dir: Path, step: int, runner, config: dict, *, metrics: 
             "obs": _host(runner.obs),
             "episode_return": _host(runner.episode_return),
             "episode_length": _host(runner.episode_length),
+            # None unless the run trains on --reward-weights
+            "weighted_episode_return": _host(getattr(runner, "weighted_episode_return", None)),
         }
     pkl = atomic_write(run_dir / f"checkpoint_{step}.pkl",
                        lambda f: pickle.dump(payload, f, protocol=pickle.HIGHEST_PROTOCOL))
@@ -186,9 +188,14 @@ def restore_runner(path: Path, payload: dict, template, *, reset_optimizer: bool
     if np.shape(env_batch["obs"]) != np.shape(template.obs):
         return runner, False
     env_state = _match_tree(path, "env_state", template.env_state, env_batch["env_state_leaves"])
-    return runner._replace(env_state=env_state, obs=env_batch["obs"],
-                           episode_return=env_batch["episode_return"],
-                           episode_length=env_batch["episode_length"]), True
+    runner = runner._replace(env_state=env_state, obs=env_batch["obs"],
+                             episode_return=env_batch["episode_return"],
+                             episode_length=env_batch["episode_length"])
+    # The weighted accumulator continues only if both runs weigh rewards (else it starts at 0).
+    stored_weighted = env_batch.get("weighted_episode_return")
+    if stored_weighted is not None and getattr(template, "weighted_episode_return", None) is not None:
+        runner = runner._replace(weighted_episode_return=stored_weighted)
+    return runner, True
 
 
 # ----------------------------------------------------------- resolving a resume

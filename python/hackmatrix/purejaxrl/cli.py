@@ -66,6 +66,7 @@ def print_config_table(config: cfg.TrainConfig) -> None:
         ("max_grad_norm", config.max_grad_norm), ("hidden_dim", config.hidden_dim),
         ("num_layers", config.num_layers), ("log_interval (chunk)", config.log_interval),
         ("bf16", config.bf16), ("seed", config.seed),
+        ("reward_weights", cfg.format_reward_weights(config.reward_weights)),
     ]
     lines = [f" {name:<22} {value!s:>14} " for name, value in rows]
     width = max(len(line) for line in lines)
@@ -110,6 +111,10 @@ def _train(args, explicit, env) -> int:
 
     from .train import make_mesh, make_train, place_runner_state
 
+    # Loaded here so a bad --reward-weights name fails before a run directory exists.
+    env = env if env is not None else load_env(args.env_module)
+    cfg.check_reward_weight_names(config.reward_weights, env.REWARD_COMPONENT_NAMES)
+
     devices = describe_devices()
     is_main = devices["process_index"] == 0
     say = print if is_main else (lambda *a, **k: None)
@@ -145,6 +150,9 @@ def _train(args, explicit, env) -> int:
             say(f"WARNING: batch shape changed from {stored.get('num_envs')}x{stored.get('num_steps')} "
                 f"to {config.num_envs}x{config.num_steps}; Adam moments were tuned to the old batch "
                 f"(consider --reset-optimizer or a fresh run)")
+        if stored.get("reward_weights") != config.reward_weights:
+            say(f"Note: reward weights change from {cfg.format_reward_weights(stored.get('reward_weights'))} "
+                f"to {cfg.format_reward_weights(config.reward_weights)}")
         for key in ("hidden_dim", "num_layers"):
             if stored.get(key) != getattr(config, key):
                 raise CheckpointError(f"checkpoint {resume_path}: trained with {key}={stored.get(key)}, "

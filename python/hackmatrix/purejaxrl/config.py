@@ -44,6 +44,8 @@ class TrainConfig:
     log_interval: int = 10
     seed: int = 0
     bf16: bool = False
+    # {component name: weight} for `--reward-weights`; None trains on the env's reward as is.
+    reward_weights: Optional[dict[str, float]] = None
 
     # -- derived quantities (§1.2); valid once minibatches/epochs are resolved --
     @property
@@ -173,6 +175,44 @@ def validate(config: TrainConfig) -> None:
             raise ValueError(f"--{name.replace('_', '-')} must be a finite non-negative number, got {value}")
 
 
+def parse_reward_weights(text: str) -> dict[str, float]:
+    """`--reward-weights "kills=2,step_penalty=0"` -> {"kills": 2.0, "step_penalty": 0.0}.
+
+    Only the syntax is checked here (the names are checked against the game
+    module's component list by `check_reward_weight_names`).
+    """
+    weights: dict[str, float] = {}
+    for item in text.split(","):
+        name, sep, value = (part.strip() for part in item.partition("="))
+        if not sep or not name or not value:
+            raise ValueError(f"--reward-weights: expected name=weight pairs separated by commas, "
+                             f"got {item.strip()!r} in {text!r}")
+        try:
+            weight = float(value)
+        except ValueError:
+            raise ValueError(f"--reward-weights: weight of {name!r} is not a number: {value!r}") from None
+        if not math.isfinite(weight):
+            raise ValueError(f"--reward-weights: weight of {name!r} must be finite, got {value!r}")
+        if name in weights:
+            raise ValueError(f"--reward-weights: {name!r} is given twice")
+        weights[name] = weight
+    return weights
+
+
+def check_reward_weight_names(weights: Optional[dict[str, float]], valid_names: Sequence[str]) -> None:
+    """Reject weights for components the game does not report, listing the valid names."""
+    if weights is None:
+        return
+    unknown = [name for name in weights if name not in valid_names]
+    if unknown:
+        raise ValueError(f"--reward-weights: unknown reward component(s) {', '.join(unknown)}; "
+                         f"valid names: {', '.join(valid_names)}")
+
+
+def format_reward_weights(weights: Optional[dict[str, float]]) -> str:
+    return "none" if weights is None else ",".join(f"{k}={v:g}" for k, v in weights.items())
+
+
 def enforce_minimum_budget(config: TrainConfig) -> Optional[str]:
     """The original's guard: at least three updates. Returns a warning or None."""
     minimum = 3 * config.batch_size
@@ -207,6 +247,10 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--vf-coef", type=float, default=0.5)
     g.add_argument("--ent-coef", type=float, default=0.15)
     g.add_argument("--max-grad-norm", type=float, default=0.5)
+    g.add_argument("--reward-weights", type=_reward_weights_arg, default=None,
+                   metavar="NAME=W,...",
+                   help="train on sum_i w_i x reward component i (w_i = 1 for components not "
+                        "named); default: the env's reward unchanged (training.md §1.1)")
 
     g = p.add_argument_group("network")
     g.add_argument("--hidden-dim", type=int, default=256)
@@ -248,6 +292,13 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--multi-host", action="store_true",
                    help="call jax.distributed.initialize() and train over every host's devices")
     return p
+
+
+def _reward_weights_arg(text: str) -> dict[str, float]:
+    try:
+        return parse_reward_weights(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 CONFIG_FLAGS = tuple(f.name for f in dataclasses.fields(TrainConfig))

@@ -13,7 +13,7 @@ from typing import Optional
 import numpy as np
 
 # Per-update sums that only feed ratios; never logged themselves.
-_EPISODE_SUMS = ("episode_return_sum", "episode_length_sum")
+_EPISODE_SUMS = ("episode_return_sum", "episode_length_sum", "weighted_return_sum")
 _SUMMED = ("train/num_episodes", "stats/empty_mask_steps")
 _MAXED = ("stats/highest_stage",)
 PINNED = ("train/mean_reward", "train/mean_episode_return", "train/mean_episode_length")
@@ -42,9 +42,13 @@ def aggregate_chunk(per_update: dict, num_active: int) -> dict[str, float]:
     if episodes > 0:
         out["train/mean_episode_return"] = float(values["episode_return_sum"].sum() / episodes)
         out["train/mean_episode_length"] = float(values["episode_length_sum"].sum() / episodes)
+        if "weighted_return_sum" in values:   # --reward-weights runs only
+            out["train/mean_weighted_episode_return"] = float(values["weighted_return_sum"].sum() / episodes)
     else:  # no episode finished in the whole chunk: nothing to report
         out["train/mean_episode_return"] = math.nan
         out["train/mean_episode_length"] = math.nan
+        if "weighted_return_sum" in values:
+            out["train/mean_weighted_episode_return"] = math.nan
     return out
 
 

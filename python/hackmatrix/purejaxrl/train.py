@@ -25,7 +25,7 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
 from . import distribution
 from .autoreset import make_auto_reset
-from .config import TrainConfig
+from .config import TrainConfig, check_reward_weight_names
 from .network import NUM_ACTIONS, OBS_SIZE, make_network
 
 ENV_AXIS = "envs"
@@ -40,6 +40,8 @@ class RunnerState(NamedTuple):
     episode_return: jnp.ndarray   # f32[E]: running return of the current episode
     episode_length: jnp.ndarray   # i32[E]: steps taken in the current episode
     rng: jnp.ndarray
+    # f32[E]: running return under --reward-weights; None when the env's reward is used as is
+    weighted_episode_return: Any
 
 
 class Transition(NamedTuple):
@@ -55,6 +57,10 @@ class Transition(NamedTuple):
     empty_mask: jnp.ndarray
     components: jnp.ndarray   # f32[15] reward components, canonical order
     stage: jnp.ndarray
+    # With --reward-weights, `reward` is the weighted reward PPO trains on and
+    # these keep the env's own reward and the weighted episode returns; else None.
+    env_reward: Any
+    completed_weighted_return: Any
 
 
 class Trainer(NamedTuple):
@@ -68,6 +74,28 @@ class Trainer(NamedTuple):
     env_sharding: Any    # sharding for arrays whose leading axis is the env batch
     replicated: Any
     reward_names: tuple
+
+
+def make_reward_weighting(weights: Optional[dict], reward_names: tuple):
+    """`--reward-weights` as a function of the f32[..., 15] components, or None without weights.
+
+    The weighted reward is sum_i w_i * component_i with w_i = 1 for components
+    not named, added left to right in canonical order like the env's own total
+    (rewards.md §2). Without weights the trainer uses the env's reward itself
+    (not a recomputed sum), so default runs are bit for bit unchanged.
+    """
+    if weights is None:
+        return None
+    check_reward_weight_names(weights, reward_names)
+    vector = np.array([weights.get(name, 1.0) for name in reward_names], np.float32)
+
+    def weigh(components):
+        total = vector[0] * components[..., 0]
+        for i in range(1, len(reward_names)):
+            total = total + vector[i] * components[..., i]
+        return total
+
+    return weigh
 
 
 def make_optimizer(config: TrainConfig):
@@ -95,6 +123,7 @@ def make_train(config: TrainConfig, env, env_params=None, mesh: Optional[Mesh] =
     time_env_sharding = NamedSharding(mesh, P(None, ENV_AXIS))
     replicated = NamedSharding(mesh, P())
     reward_names = tuple(env.REWARD_COMPONENT_NAMES)
+    weigh_reward = make_reward_weighting(config.reward_weights, reward_names)
 
     network = make_network(config.hidden_dim, config.num_layers, config.bf16)
     optimizer = make_optimizer(config)
@@ -123,6 +152,8 @@ def make_train(config: TrainConfig, env, env_params=None, mesh: Optional[Mesh] =
             episode_return=jax.device_put(jnp.zeros(num_envs, jnp.float32), env_sharding),
             episode_length=jax.device_put(jnp.zeros(num_envs, jnp.int32), env_sharding),
             rng=jax.device_put(rng, replicated),
+            weighted_episode_return=None if weigh_reward is None else jax.device_put(
+                jnp.zeros(num_envs, jnp.float32), env_sharding),
         )
 
     # ------------------------------------------------------------------ rollout
@@ -147,8 +178,16 @@ def make_train(config: TrainConfig, env, env_params=None, mesh: Optional[Mesh] =
         next_state, next_obs = auto_reset(reset_key, done, next_state, next_obs)
 
         components = jnp.stack([info["reward_components"][name] for name in reward_names], -1)
+        weighted, completed_weighted, weighted_return = None, None, None
+        if weigh_reward is not None:
+            weighted = weigh_reward(components)
+            weighted_return = runner.weighted_episode_return + weighted
+            completed_weighted = jnp.where(done, weighted_return, 0.0)
+            weighted_return = keep_env_sharded(jnp.where(done, 0.0, weighted_return))
         transition = Transition(
-            obs=runner.obs, action=action, reward=reward, done=done, log_prob=log_prob,
+            obs=runner.obs, action=action, reward=reward if weighted is None else weighted,
+            env_reward=None if weighted is None else reward,
+            completed_weighted_return=completed_weighted, done=done, log_prob=log_prob,
             value=value, mask=mask, completed_return=completed_return,
             completed_length=completed_length, empty_mask=empty,
             components=components, stage=info["stage"])
@@ -156,7 +195,7 @@ def make_train(config: TrainConfig, env, env_params=None, mesh: Optional[Mesh] =
             env_state=keep_env_sharded(next_state), obs=keep_env_sharded(next_obs),
             episode_return=keep_env_sharded(jnp.where(done, 0.0, episode_return)),
             episode_length=keep_env_sharded(jnp.where(done, 0, episode_length)),
-            rng=rng)
+            weighted_episode_return=weighted_return, rng=rng)
         return new_runner, transition
 
     # ---------------------------------------------------------------------- GAE
@@ -214,7 +253,7 @@ def make_train(config: TrainConfig, env, env_params=None, mesh: Optional[Mesh] =
     def rollout_metrics(traj: Transition):
         steps = traj.action.size
         metrics = {
-            "train/mean_reward": traj.reward.mean(),
+            "train/mean_reward": (traj.reward if traj.env_reward is None else traj.env_reward).mean(),
             "episode_return_sum": traj.completed_return.sum(),
             "episode_length_sum": traj.completed_length.sum().astype(jnp.float32),
             "train/num_episodes": traj.done.sum().astype(jnp.float32),
@@ -224,6 +263,9 @@ def make_train(config: TrainConfig, env, env_params=None, mesh: Optional[Mesh] =
             "stats/highest_stage": traj.stage.max().astype(jnp.float32),
             "stats/empty_mask_steps": traj.empty_mask.sum().astype(jnp.float32),
         }
+        if traj.env_reward is not None:   # --reward-weights: what PPO trained on (§3.2)
+            metrics["train/weighted_mean_reward"] = traj.reward.mean()
+            metrics["weighted_return_sum"] = traj.completed_weighted_return.sum()
         component_means = traj.components.mean(axis=(0, 1))
         for i, name in enumerate(reward_names):
             metrics[f"reward/{name}"] = component_means[i]
@@ -274,8 +316,9 @@ def place_runner_state(trainer: Trainer, runner: RunnerState) -> RunnerState:
     env_part = jax.device_put(env_part, trainer.env_sharding)
     train_state = jax.device_put(runner.train_state, trainer.replicated)
     rng = jax.device_put(runner.rng, trainer.replicated)
-    return RunnerState(train_state, *env_part, rng)
+    weighted_return = jax.device_put(runner.weighted_episode_return, trainer.env_sharding)
+    return RunnerState(train_state, *env_part, rng, weighted_return)
 
 
-__all__ = ["make_train", "make_mesh", "make_optimizer", "place_runner_state",
+__all__ = ["make_train", "make_mesh", "make_optimizer", "make_reward_weighting", "place_runner_state",
            "RunnerState", "Trainer", "Transition", "NUM_ACTIONS", "OBS_SIZE"]
