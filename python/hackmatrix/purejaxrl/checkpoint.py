@@ -15,6 +15,7 @@ import io
 import os
 import pickle
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Optional
 
@@ -23,7 +24,7 @@ import numpy as np
 
 from .device import to_host
 from .metrics import wandb_run_id
-from .network import NUM_ACTIONS, OBS_SIZE
+from .network import NUM_ACTIONS, OBS_SIZE, network_for_params
 
 FORMAT_VERSION = 1
 REQUIRED_KEYS = ("format_version", "step", "params", "opt_state", "rng", "config",
@@ -222,6 +223,14 @@ def _run_dirs(checkpoint_dir: Path) -> list[Path]:
     return [d for d in Path(checkpoint_dir).iterdir() if d.is_dir() and checkpoints_in(d)]
 
 
+def latest_run_checkpoint(checkpoint_dir: Path, flag: str = "--latest") -> Path:
+    """The latest checkpoint of the most recently modified run under `checkpoint_dir`."""
+    runs = _run_dirs(checkpoint_dir)
+    if not runs:
+        raise CheckpointError(f"{flag}: no run with checkpoints under {checkpoint_dir}")
+    return latest_checkpoint(max(runs, key=lambda d: d.stat().st_mtime))
+
+
 def resolve_resume(value: Optional[str], resume_run: Optional[str], checkpoint_dir: Path,
                    latest_marker: str) -> Optional[Path]:
     """Turn `--resume` / `--resume-run` into a checkpoint file path (§4.4), or None."""
@@ -235,10 +244,7 @@ def resolve_resume(value: Optional[str], resume_run: Optional[str], checkpoint_d
     if value is None:
         return None
     if value == latest_marker:
-        runs = _run_dirs(checkpoint_dir)
-        if not runs:
-            raise CheckpointError(f"--resume: no run with checkpoints under {checkpoint_dir}")
-        return latest_checkpoint(max(runs, key=lambda d: d.stat().st_mtime))
+        return latest_run_checkpoint(checkpoint_dir, "--resume")
     path = Path(value)
     if path.is_file():
         return path
@@ -287,3 +293,71 @@ def load_params(path: Path) -> Any:
             node = node.setdefault(part, {})
         node[leaf] = value
     return tree
+
+
+# ------------------------------------------------------- a trained policy from a path
+
+@dataclass(frozen=True)
+class StoredPolicy:
+    """A trained network with its parameters, ready for `network.apply(params, obs)`."""
+
+    network: Any  # the flax module, rebuilt as the run built it
+    params: Any  # host numpy tree shaped like `network.init`'s
+    source: Path  # the file the parameters came from
+    config: dict  # the run's stored training config; {} when none was found
+
+
+def _params_path(path: Path) -> Path:
+    """A `.pkl` or `.npz` as given; a run directory means its latest checkpoint."""
+    path = Path(path)
+    if path.is_dir():
+        return latest_checkpoint(path)
+    if not path.exists():
+        raise CheckpointError(f"{path}: no such file or run directory")
+    if path.suffix not in (".pkl", ".npz"):
+        raise CheckpointError(f"{path}: expected a checkpoint_*.pkl, a *.npz parameters file or a run directory")
+    return path
+
+
+def stored_config(path: Path) -> dict:
+    """The training config recorded for a parameters file, or {} when there is none.
+
+    A `.pkl` carries it; `params_{N}.npz` takes it from `checkpoint_{N}.pkl`
+    beside it, and `final_params.npz` / `interrupted_params.npz` from the
+    run's latest checkpoint (same run, same network).
+    """
+    path = Path(path)
+    if path.suffix == ".pkl":
+        return dict(load_checkpoint(path)["config"])
+    match = re.match(r"^params_(\d+)\.npz$", path.name)
+    sibling = path.with_name(f"checkpoint_{match.group(1)}.pkl") if match else None
+    if sibling is None or not sibling.is_file():
+        try:
+            sibling = latest_checkpoint(path.parent)
+        except CheckpointError:
+            return {}
+    try:
+        return dict(load_checkpoint(sibling)["config"])
+    except CheckpointError:
+        return {}
+
+
+def network_from_config(config: dict):
+    """Rebuild a run's network from its stored config (see `network.network_from_config`)."""
+    from .network import network_from_config as build
+
+    return build(config)
+
+
+def load_policy(path: Path) -> StoredPolicy:
+    """Network and parameters from a `.pkl`, a `.npz` or a run directory (its latest checkpoint)."""
+    source = _params_path(path)
+    params = load_params(source)
+    config = stored_config(source)
+    try:  # sizes from the parameter shapes, the kind checked against the stored config
+        network = network_for_params(params, config)
+    except ValueError as error:
+        raise CheckpointError(f"parameters {source}: {error}") from error
+    template = jax.eval_shape(network.init, jax.random.PRNGKey(0), np.zeros((1, OBS_SIZE), np.float32))
+    params = _match_tree(source, "params", template, params)
+    return StoredPolicy(network=network, params=params, source=source, config=config)

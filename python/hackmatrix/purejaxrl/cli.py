@@ -19,7 +19,9 @@ from . import config as cfg
 from .checkpoint import (CheckpointError, load_checkpoint, next_run_name, resolve_resume,
                          restore_runner, save_checkpoint, save_params_npz)
 from .device import describe_devices, enable_compilation_cache, initialize_multi_host, to_host
-from .metrics import MetricsLogger, add_progress, aggregate_chunk, console_line, git_commit
+from .console import Progress, chunk_line, grouped_table, run_summary, warning_line
+from .health import HealthMonitor
+from .metrics import MetricsLogger, add_progress, aggregate_chunk, git_commit, read_metrics_file
 
 
 class StopRequest:
@@ -235,8 +237,16 @@ def _train(args, explicit, env) -> int:
             if gif is not None:
                 say(f"Saved {gif.name}")
 
+    def print_summary():
+        records = read_metrics_file(run_dir / "metrics.jsonl") if is_main else history
+        for line in run_summary(records):
+            say(line)
+
     say("Compiling the training chunk (first call; can take minutes on an accelerator)...", flush=True)
     start_time = time.time()
+    progress = Progress(config.num_updates, start_update)
+    health = HealthMonitor()
+    health.prime(history)   # a resume continues the windows of the oscillation checks
     first_chunk = True
     warnings.filterwarnings("ignore", message="Some donated buffers were not usable")
     try:
@@ -252,12 +262,21 @@ def _train(args, explicit, env) -> int:
             rate = active / seconds
             metrics = add_progress(metrics, update, timesteps, rate,
                                    active * config.batch_size / seconds, first_chunk)
+            health_warnings = health.observe(update, metrics)
+            metrics["health/active_warnings"] = float(len(health.active))
             last_metrics = metrics
             history.append({"update": update, **metrics})
-            say(console_line(update, time.time() - start_time, rate,
-                             metrics["train/steps_per_second"], metrics), flush=True)
+            elapsed, eta = progress.tick(update)
+            say(chunk_line(update, config.num_updates, elapsed, eta, metrics), flush=True)
+            if args.console == "full":
+                say(grouped_table(metrics), flush=True)
+            for warning in health_warnings:
+                say(warning_line(warning), flush=True)
             if logger:
-                logger.log(update, metrics)
+                notes = {"health/warnings": [w.to_json() for w in health_warnings]} if health_warnings else None
+                logger.log(update, metrics, notes)
+                for warning in health_warnings:
+                    logger.alert(f"HackMatrix {run_name}: {warning.check}", warning.text())
             last_logged = update
             if first_chunk:
                 first_chunk = False
@@ -276,6 +295,7 @@ def _train(args, explicit, env) -> int:
                 save(f"interrupted by {stop.signal_name}", with_gif=False)
                 if is_main:
                     save_params_npz(run_dir / "interrupted_params.npz", runner.train_state.params)
+                print_summary()
             return 0
 
         save("final")
@@ -285,6 +305,7 @@ def _train(args, explicit, env) -> int:
         say("Final metrics: " + ", ".join(
             f"{name}: {last_metrics.get('train/' + name, float('nan')):.4f}"
             for name in ("total_loss", "pg_loss", "vf_loss", "entropy", "mean_reward")))
+        print_summary()
         say(f"Training completed in {time.time() - start_time:.1f} s")
         say(f"Training complete! Total timesteps: {timesteps:,}")
         return 0

@@ -261,6 +261,9 @@ def build_parser() -> argparse.ArgumentParser:
     g = p.add_argument_group("logging")
     g.add_argument("--log-interval", type=int, default=10,
                    help="updates per log line and per compiled chunk")
+    g.add_argument("--console", choices=("brief", "full"), default="brief",
+                   help="per chunk: one short line (brief), or the line plus every metric "
+                        "grouped by prefix (full); metrics.jsonl always has every metric")
     g.add_argument("--no-wandb", action="store_true")
     g.add_argument("--wandb", action="store_true", help="no-op: W&B is on by default")
     g.add_argument("--project", default="hackmatrix")

@@ -1,4 +1,4 @@
-"""Chunk aggregation, the console line, metrics.jsonl and W&B logging (training.md §3)."""
+"""Chunk aggregation, metrics.jsonl and W&B logging (training.md §3)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from typing import Optional
 import numpy as np
 
 # Per-update sums that only feed ratios; never logged themselves.
-_EPISODE_SUMS = ("episode_return_sum", "episode_length_sum", "weighted_return_sum")
+_EPISODE_SUMS = ("episode_return_sum", "episode_length_sum", "weighted_return_sum",
+                 "final_stage_sum")
 _SUMMED = ("train/num_episodes", "stats/empty_mask_steps")
 _MAXED = ("stats/highest_stage",)
 PINNED = ("train/mean_reward", "train/mean_episode_return", "train/mean_episode_length")
@@ -23,8 +24,8 @@ def aggregate_chunk(per_update: dict, num_active: int) -> dict[str, float]:
     """Collapse a chunk's per-update metrics (leading axis = update) to one point.
 
     Loss, reward and action shares are means over the active updates;
-    episode return and length are ratios of sums over the chunk (updates with
-    no finished episode do not count as 0); counts are summed; the highest
+    episode return, length and final stage are ratios of sums over the chunk
+    (updates with no finished episode do not count as 0); counts are summed; the highest
     stage is a max.
     """
     values = {k: np.asarray(v)[:num_active].astype(np.float64) for k, v in per_update.items()}
@@ -42,11 +43,15 @@ def aggregate_chunk(per_update: dict, num_active: int) -> dict[str, float]:
     if episodes > 0:
         out["train/mean_episode_return"] = float(values["episode_return_sum"].sum() / episodes)
         out["train/mean_episode_length"] = float(values["episode_length_sum"].sum() / episodes)
+        if "final_stage_sum" in values:
+            out["stats/mean_final_stage"] = float(values["final_stage_sum"].sum() / episodes)
         if "weighted_return_sum" in values:   # --reward-weights runs only
             out["train/mean_weighted_episode_return"] = float(values["weighted_return_sum"].sum() / episodes)
     else:  # no episode finished in the whole chunk: nothing to report
         out["train/mean_episode_return"] = math.nan
         out["train/mean_episode_length"] = math.nan
+        if "final_stage_sum" in values:
+            out["stats/mean_final_stage"] = math.nan
         if "weighted_return_sum" in values:
             out["train/mean_weighted_episode_return"] = math.nan
     return out
@@ -63,13 +68,6 @@ def add_progress(metrics: dict, update: int, timesteps: int, updates_per_second:
     for key in PINNED:
         metrics["key/" + key.split("/", 1)[1]] = metrics[key]
     return metrics
-
-
-def console_line(update: int, elapsed: float, updates_per_second: float,
-                 steps_per_second: float, metrics: dict) -> str:
-    body = ", ".join(f"{name}: {metrics[name]:.4f}" for name in sorted(metrics))
-    return (f"[Update {update:6d}] [{elapsed:.1f}s] [{updates_per_second:.1f} updates/s] "
-            f"[{steps_per_second:,.0f} steps/s] {body}")
 
 
 def wandb_run_id(run_name: str) -> str:
@@ -136,8 +134,10 @@ class MetricsLogger:
             print(f"WARNING: wandb.init failed ({error}); logging to metrics.jsonl only")
             self.run = None
 
-    def log(self, update: int, metrics: dict) -> None:
-        record = {"update": update, **{k: _jsonable(v) for k, v in metrics.items()}}
+    def log(self, update: int, metrics: dict, notes: Optional[dict] = None) -> None:
+        """One metrics.jsonl record. `notes` are JSON-only entries (e.g. the text of
+        health warnings) that go to the file but not to W&B's charts."""
+        record = {"update": update, **{k: _jsonable(v) for k, v in metrics.items()}, **(notes or {})}
         with open(self.path, "a") as f:
             f.write(json.dumps(record, allow_nan=True) + "\n")
         if self.run is not None and update > self.skip_through:
@@ -145,6 +145,15 @@ class MetricsLogger:
                 self.run.log(metrics, step=update)
             except Exception as error:  # noqa: BLE001
                 print(f"WARNING: wandb.log failed ({error})")
+
+    def alert(self, title: str, text: str) -> None:
+        """A W&B alert (e-mail / Slack), only for an online run; never fatal."""
+        if self.run is None or getattr(self.run, "offline", True):
+            return
+        try:
+            self.run.alert(title=title[:63], text=text, level="WARN")
+        except Exception as error:  # noqa: BLE001
+            print(f"WARNING: wandb.alert failed ({error})")
 
     def upload(self, path: Path, name: str) -> None:
         if self.run is None or not self.upload_artifacts:
@@ -165,6 +174,26 @@ class MetricsLogger:
             except Exception as error:  # noqa: BLE001
                 print(f"WARNING: wandb.finish failed ({error})")
             self.run = None
+
+
+def read_metrics_file(path: Path) -> list[dict]:
+    """The records of a metrics.jsonl in file order (null values read as None).
+
+    A torn last line (a run killed mid-write) is skipped; a missing file is
+    a FileNotFoundError naming it.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such metrics file")
+    records = []
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError:
+            print(f"WARNING: {path}:{number} is not valid JSON; skipped")
+    return records
 
 
 def _have_wandb_credentials() -> bool:

@@ -260,6 +260,11 @@ def make_train(config: TrainConfig, env, env_params=None, mesh: Optional[Mesh] =
             "actions/move_frac": jnp.sum(traj.action < 4) / steps,
             "actions/siphon_frac": jnp.sum(traj.action == 4) / steps,
             "actions/program_frac": jnp.sum(traj.action >= 5) / steps,
+            # How often siphon / some program could have been taken (health checks, §3.7).
+            "actions/siphon_valid_frac": jnp.sum(traj.mask[..., 4]) / steps,
+            "actions/program_valid_frac": jnp.sum(jnp.any(traj.mask[..., 5:], axis=-1)) / steps,
+            # Summed stage at episode end: divided by num_episodes into stats/mean_final_stage.
+            "final_stage_sum": jnp.sum(jnp.where(traj.done, traj.stage, 0)).astype(jnp.float32),
             "stats/highest_stage": traj.stage.max().astype(jnp.float32),
             "stats/empty_mask_steps": traj.empty_mask.sum().astype(jnp.float32),
         }

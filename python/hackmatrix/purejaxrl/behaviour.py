@@ -1,0 +1,464 @@
+"""Behaviour evaluation: what a policy does over a fixed set of games (training.md §9).
+
+Each policy plays the same games from the canonical start (`EnvParams()`),
+one game per env and no auto-reset, until the game ends or `max_steps`
+steps have been played; a game still running then is *unfinished*, never
+dropped. Games are played in fixed-size batches by one jitted `while_loop`
+per batch (compiled once per env, network and mode; the step cap is a
+traced argument) that stops as soon as every game of the batch has ended.
+Per-game counters are accumulated inside the loop, so memory does not grow
+with the cap.
+
+Keys (everything is a function of the game index `i`, the policy and `--seed`):
+- game `i` starts from `env.reset(jax.random.PRNGKey(i))`; the JAX engine
+  turns that key into the game's uint32 seed with `jax.random.bits` (the
+  seed is reported, so a game can be replayed on the Swift engine);
+- at step `t` of game `i` the action key is the first half of
+  `jax.random.split(fold_in(fold_in(PRNGKey(seed), i), t))` and the env key
+  the second (the JAX engine ignores its key). Greedy play reads no key.
+
+`random` is the uniform policy over the valid actions (Gumbel-max over
+zero logits, masked exactly as the trained policy is). Everything here is
+HackMatrix-specific: death causes and siphon yields are read from the
+engine's `EnvState`.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from . import distribution
+
+RANDOM = "random"
+MODES = ("greedy", "sample")
+DEFAULT_EPISODES = 1024
+DEFAULT_MAX_STEPS = 1000
+DEFAULT_BATCH = 256
+MAX_GAME_INDEX = 2**31 - 1  # PRNGKey(i) of a traced int32
+
+NUM_PROGRAMS = 23
+PROGRAM_NAMES = ("push", "pull", "crash", "warp", "poly", "wait", "debug", "row", "col", "undo", "step",
+                 "siph+", "exch", "show", "reset", "calm", "d_bom", "delay", "anti-v", "score", "reduc",
+                 "atk+", "hack")  # game-rules.md §1.6, program p = action 5 + p
+SIPHON_ACTION = 4
+RESET_ACTION = 5 + PROGRAM_NAMES.index("reset")
+MAX_HP = 3
+NUM_STAGES = 8
+# How each game ended (`end` code = index).
+ENDS = ("won", "died_enemy", "died_siphon_enemy", "died_other", "unfinished")
+WON, DIED_ENEMY, DIED_SIPHON_ENEMY, DIED_OTHER, UNFINISHED = range(len(ENDS))
+# Reward constants that turn a component back into the count behind it (rewards.md §1).
+SIPHON_QUALITY_PER_RESOURCE = 0.5 * 0.05
+KILL_REWARD = 0.3
+
+
+class EvaluationError(ValueError):
+    """Bad evaluation input (policy name, counts); the message says what to change."""
+
+
+# ------------------------------------------------------------------ one step's facts
+
+def _enemy_adjacent(board) -> jnp.ndarray:
+    player_row, player_col = board.player_pos // 6, board.player_pos % 6
+    distance = jnp.abs(board.e_pos // 6 - player_row) + jnp.abs(board.e_pos % 6 - player_col)
+    return jnp.any(board.e_active & (distance == 1))
+
+
+def step_facts(state, action, next_state, reward, done, info) -> dict:
+    """Per-game counters of one step (unbatched); see training.md §9.2 for their meaning."""
+    comps = info["reward_components"]
+    before, after = state.board, next_state.board
+    is_siphon = action == SIPHON_ACTION
+    is_program = action >= 5
+    gained_programs = jnp.sum(after.owned) - jnp.sum(before.owned)
+    gained_anything = ((after.score != before.score) | (after.credits != before.credits)
+                       | (after.energy != before.energy) | (gained_programs != 0))
+    died = done & info["died"]
+    cause = jnp.where(comps["siphon_death_penalty"] < 0, DIED_SIPHON_ENEMY,
+                      jnp.where(_enemy_adjacent(after), DIED_ENEMY, DIED_OTHER))
+    end = jnp.where(done & info["won"], WON, jnp.where(died, cause, UNFINISHED))
+    return {
+        "return": reward.astype(jnp.float32),
+        "length": jnp.int32(1),
+        "end": end.astype(jnp.int32),
+        "siphons": is_siphon.astype(jnp.int32),
+        "siphons_suboptimal": (is_siphon & (comps["siphon_quality"] < 0)).astype(jnp.int32),
+        "siphon_missed_resources": jnp.round(-comps["siphon_quality"] / SIPHON_QUALITY_PER_RESOURCE).astype(jnp.int32),
+        "siphons_empty": (is_siphon & ~gained_anything).astype(jnp.int32),
+        "siphon_points": jnp.where(is_siphon, after.score - before.score, 0).astype(jnp.int32),
+        "siphon_programs": jnp.where(is_siphon, gained_programs, 0).astype(jnp.int32),
+        "pickups": (comps["data_siphon"] > 0).astype(jnp.int32),
+        "kills": jnp.round(comps["kills"] / KILL_REWARD).astype(jnp.int32),
+        "invalid_actions": info["invalid_action"].astype(jnp.int32),
+        "program_uses": (is_program & (jnp.arange(NUM_PROGRAMS) == action - 5)).astype(jnp.int32),
+        "resets_by_hp": ((action == RESET_ACTION) & (jnp.arange(MAX_HP + 1) == before.hp)).astype(jnp.int32),
+    }
+
+
+def _add_step(totals: dict, facts: dict, live) -> dict:
+    """Fold one step into the per-game totals of the games still being played."""
+    out = {}
+    for name, value in facts.items():
+        gate = live.reshape(live.shape + (1,) * (value.ndim - 1))
+        if name == "end":
+            out[name] = jnp.where(live, value, totals[name])
+        else:
+            out[name] = totals[name] + jnp.where(gate, value, jnp.zeros_like(value))
+    return out
+
+
+# --------------------------------------------------------------------- playing
+
+def _choose(mode, network, params, obs, mask, action_keys):
+    if mode == RANDOM:
+        logits = jnp.zeros(mask.shape, jnp.float32)
+    else:
+        logits, _ = network.apply(params, obs)
+    if mode == "greedy":
+        return distribution.greedy(logits, mask)
+    return jax.vmap(lambda k, l, m: distribution.sample(k, l, m)[0])(action_keys, logits, mask)
+
+
+@partial(jax.jit, static_argnames=("env", "network", "mode"))
+def play_batch(game_indices, policy_key, params, max_steps, *, env, network, mode):
+    """Play one game per entry of `game_indices` (int32[B]) to its end or `max_steps` steps.
+
+    Returns per-game arrays: the `step_facts` totals plus `final_stage`
+    and `game_seed`.
+    """
+    env_params = env.EnvParams()
+    obs, state = jax.vmap(env.reset, in_axes=(0, None))(jax.vmap(jax.random.PRNGKey)(game_indices), env_params)
+    game_keys = jax.vmap(jax.random.fold_in, in_axes=(None, 0))(policy_key, game_indices)
+    batch = game_indices.shape[0]
+
+    def step_with_facts(env_keys, state, action):
+        next_obs, next_state, reward, done, info = jax.vmap(env.step, in_axes=(0, 0, 0, None))(
+            env_keys, state, action, env_params)
+        return next_obs, next_state, done, jax.vmap(step_facts)(state, action, next_state, reward, done, info)
+
+    def one_step(carry):
+        t, obs, state, live, totals = carry
+        keys = jax.vmap(lambda k: jax.random.split(jax.random.fold_in(k, t)))(game_keys)
+        mask = jax.vmap(env.action_mask)(state)
+        action = _choose(mode, network, params, obs, mask, keys[:, 0])
+        next_obs, next_state, done, facts = step_with_facts(keys[:, 1], state, action)
+        totals = _add_step(totals, facts, live)
+        keep = lambda old, new: jnp.where(live.reshape(live.shape + (1,) * (new.ndim - 1)), new, old)  # noqa: E731
+        state = jax.tree_util.tree_map(keep, state, next_state)
+        return t + 1, keep(obs, next_obs), state, live & ~done, totals
+
+    def running(carry):
+        t, _, _, live, _ = carry
+        return (t < max_steps) & jnp.any(live)
+
+    shapes = jax.eval_shape(step_with_facts, game_keys, state, jnp.zeros(batch, jnp.int32))[3]
+    totals = {k: jnp.zeros(v.shape, v.dtype) for k, v in shapes.items()}
+    totals["end"] = jnp.full(batch, UNFINISHED, jnp.int32)
+    carry = (jnp.int32(0), obs, state, jnp.ones(batch, bool), totals)
+    _, _, state, _, totals = jax.lax.while_loop(running, one_step, carry)
+    return {**totals, "final_stage": state.stage, "game_seed": state.seed}
+
+
+@dataclass
+class Policy:
+    """What to evaluate: a label, and a network with parameters (None for the random policy)."""
+
+    label: str
+    network: Any = None
+    params: Any = None
+    source: Optional[str] = None
+    config: dict = field(default_factory=dict)
+
+    @property
+    def is_random(self) -> bool:
+        return self.network is None
+
+
+def play_games(env, policy: Policy, mode: str, *, episodes: int = DEFAULT_EPISODES, first_game: int = 0,
+               max_steps: int = DEFAULT_MAX_STEPS, batch: int = DEFAULT_BATCH, seed: int = 0) -> dict:
+    """Play games `first_game .. first_game + episodes - 1`; per-game numpy arrays (see `play_batch`).
+
+    The last batch is padded to the batch size (padding games are dropped)
+    so every batch reuses one compiled function.
+    """
+    mode = RANDOM if policy.is_random else mode
+    check_settings(mode, episodes=episodes, first_game=first_game, max_steps=max_steps, batch=batch)
+    batch = min(batch, episodes)
+    indices = np.arange(first_game, first_game + episodes, dtype=np.int64)
+    padded = np.concatenate([indices, np.full((-len(indices)) % batch, indices[-1])]).astype(np.int32)
+    policy_key = jax.random.PRNGKey(seed)
+    params = None if policy.is_random else jax.device_get(policy.params)
+    parts = [jax.device_get(play_batch(padded[start:start + batch], policy_key, params, jnp.int32(max_steps),
+                                       env=env, network=policy.network, mode=mode))
+             for start in range(0, len(padded), batch)]
+    games = {name: np.concatenate([p[name] for p in parts])[:episodes] for name in parts[0]}
+    games["game_index"] = indices
+    return games
+
+
+def check_settings(mode: str, *, episodes: int, first_game: int, max_steps: int, batch: int) -> None:
+    if mode not in (*MODES, RANDOM):
+        raise EvaluationError(f"unknown policy mode {mode!r}: use one of {', '.join(MODES)} "
+                              f"(or the policy name {RANDOM!r})")
+    for name, value in (("episodes", episodes), ("max_steps", max_steps), ("batch", batch)):
+        if value < 1:
+            raise EvaluationError(f"{name} must be at least 1, got {value}")
+    if first_game < 0 or first_game + episodes - 1 > MAX_GAME_INDEX:
+        raise EvaluationError(f"game indices {first_game}..{first_game + episodes - 1} must lie in 0..{MAX_GAME_INDEX}")
+
+
+# -------------------------------------------------------------------- summaries
+
+def _share(part, whole) -> Optional[float]:
+    return float(part) / float(whole) if whole else None
+
+
+def summarize(games: dict) -> dict:
+    """The statistics of training.md §9.2 from `play_games`'s per-game arrays (JSON-ready)."""
+    n = len(games["return"])
+    ends = np.bincount(games["end"], minlength=len(ENDS))
+    stages = np.bincount(games["final_stage"], minlength=NUM_STAGES + 1)[1:]
+    uses = games["program_uses"]
+    siphons = int(games["siphons"].sum())
+    resets = games["resets_by_hp"].sum(0)
+    return {
+        "episodes": n,
+        "mean_return": float(np.mean(games["return"])),
+        "median_return": float(np.median(games["return"])),
+        "mean_length": float(np.mean(games["length"])),
+        "final_stage_histogram": {str(s + 1): int(c) for s, c in enumerate(stages)},
+        "mean_final_stage": float(np.mean(games["final_stage"])),
+        "stage1_exit_rate": float(np.mean(games["final_stage"] >= 2)),
+        "win_rate": float(ends[WON] / n),
+        "unfinished": int(ends[UNFINISHED]),
+        "ends": {name: int(c) for name, c in zip(ENDS, ends)},
+        "siphons_per_episode": siphons / n,
+        "siphon_use_rate": float(np.mean(games["siphons"] > 0)),
+        "siphon_suboptimal_share": _share(games["siphons_suboptimal"].sum(), siphons),
+        "siphon_missed_resources_per_siphon": _share(games["siphon_missed_resources"].sum(), siphons),
+        "siphon_empty_share": _share(games["siphons_empty"].sum(), siphons),
+        "siphon_points_per_episode": float(games["siphon_points"].sum() / n),
+        "siphon_programs_per_episode": float(games["siphon_programs"].sum() / n),
+        "data_siphon_pickups_per_episode": float(games["pickups"].sum() / n),
+        "kills_per_episode": float(games["kills"].sum() / n),
+        "programs_per_episode": float(uses.sum() / n),
+        "program_use_rate": float(np.mean(uses.sum(1) > 0)),
+        "program_uses_per_episode": {name: float(uses[:, p].sum() / n) for p, name in enumerate(PROGRAM_NAMES)},
+        "program_episode_share": {name: float(np.mean(uses[:, p] > 0)) for p, name in enumerate(PROGRAM_NAMES)},
+        "reset_uses": {"at_1_hp": int(resets[1]), "at_2_hp": int(resets[2]),
+                       "at_other_hp": int(resets.sum() - resets[1] - resets[2])},
+        "invalid_actions": int(games["invalid_actions"].sum()),
+    }
+
+
+@dataclass
+class Result:
+    label: str
+    mode: str
+    source: Optional[str]
+    summary: dict
+    seconds: float
+    games: dict = field(repr=False, default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.label if self.mode == RANDOM else f"{self.label} ({self.mode})"
+
+
+def evaluate_policy(env, policy: Policy, mode: str, **settings) -> Result:
+    start = time.perf_counter()
+    games = play_games(env, policy, mode, **settings)
+    return Result(label=policy.label, mode=RANDOM if policy.is_random else mode, source=policy.source,
+                  summary=summarize(games), seconds=time.perf_counter() - start, games=games)
+
+
+# ------------------------------------------------------------ loading policies
+
+def load_policy_spec(text: str, *, checkpoint_dir: Path | str = "checkpoints") -> Policy:
+    """`random`, `latest`, a `.npz`, a `.pkl` or a run directory -> a `Policy`."""
+    from .checkpoint import CheckpointError, latest_run_checkpoint, load_policy
+
+    if text == RANDOM:
+        return Policy(label=RANDOM)
+    try:
+        path = latest_run_checkpoint(Path(checkpoint_dir)) if text == "latest" else Path(text)
+        stored = load_policy(path)
+    except CheckpointError as error:
+        raise EvaluationError(str(error)) from error
+    source = stored.source
+    label = f"{source.parent.name}/{source.stem}" if source.parent.name else source.stem
+    return Policy(label=label, network=stored.network, params=stored.params, source=str(source),
+                  config=stored.config)
+
+
+# ---------------------------------------------------------------- presenting
+
+def _fmt(value, digits: int = 2) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return f"{value:.{digits}f}"
+
+
+def table_rows(results: list[Result]) -> list[tuple[str, list[str]]]:
+    """(row name, one cell per result) for the console table."""
+    s = [r.summary for r in results]
+    rows = [
+        ("episodes", [_fmt(x["episodes"]) for x in s]),
+        ("mean return", [_fmt(x["mean_return"]) for x in s]),
+        ("median return", [_fmt(x["median_return"]) for x in s]),
+        ("mean length", [_fmt(x["mean_length"], 1) for x in s]),
+        ("mean final stage", [_fmt(x["mean_final_stage"]) for x in s]),
+        ("stage-1 exit rate", [_fmt(x["stage1_exit_rate"], 3) for x in s]),
+        ("win rate", [_fmt(x["win_rate"], 3) for x in s]),
+    ]
+    rows += [(f"  final stage {k}", [_fmt(x["final_stage_histogram"][k]) for x in s])
+             for k in s[0]["final_stage_histogram"]]
+    rows += [(f"  ended: {name.replace('_', ' ')}", [_fmt(x["ends"][name]) for x in s]) for name in ENDS]
+    rows += [
+        ("siphons / episode", [_fmt(x["siphons_per_episode"]) for x in s]),
+        ("  episodes with a siphon", [_fmt(x["siphon_use_rate"], 3) for x in s]),
+        ("  suboptimal siphon share", [_fmt(x["siphon_suboptimal_share"], 3) for x in s]),
+        ("  missed resources / siphon", [_fmt(x["siphon_missed_resources_per_siphon"]) for x in s]),
+        ("  empty siphon share", [_fmt(x["siphon_empty_share"], 3) for x in s]),
+        ("  points / episode", [_fmt(x["siphon_points_per_episode"]) for x in s]),
+        ("  programs gained / episode", [_fmt(x["siphon_programs_per_episode"]) for x in s]),
+        ("data-siphon pickups / episode", [_fmt(x["data_siphon_pickups_per_episode"]) for x in s]),
+        ("kills / episode", [_fmt(x["kills_per_episode"]) for x in s]),
+        ("programs / episode", [_fmt(x["programs_per_episode"]) for x in s]),
+        ("  episodes with a program", [_fmt(x["program_use_rate"], 3) for x in s]),
+    ]
+    used = [name for name in PROGRAM_NAMES if any(x["program_uses_per_episode"][name] > 0 for x in s)]
+    rows += [(f"  {name} / episode", [_fmt(x["program_uses_per_episode"][name], 3) for x in s]) for name in used]
+    rows += [
+        ("  RESET at 1 HP", [_fmt(x["reset_uses"]["at_1_hp"]) for x in s]),
+        ("  RESET at 2 HP", [_fmt(x["reset_uses"]["at_2_hp"]) for x in s]),
+        ("invalid actions", [_fmt(x["invalid_actions"]) for x in s]),
+        ("seconds", [_fmt(r.seconds, 1) for r in results]),
+    ]
+    return rows
+
+
+def format_table(results: list[Result]) -> str:
+    rows = table_rows(results)
+    headers = [r.name for r in results]
+    first = max(len(name) for name, _ in rows)
+    widths = [max(len(h), *(len(cells[i]) for _, cells in rows)) for i, h in enumerate(headers)]
+    line = lambda name, cells: "  ".join([name.ljust(first), *(c.rjust(w) for c, w in zip(cells, widths))])  # noqa: E731
+    out = [line("", headers), line("-" * first, ["-" * w for w in widths])]
+    out += [line(name, cells) for name, cells in rows]
+    return "\n".join(out)
+
+
+def report(results: list[Result], settings: dict) -> dict:
+    """The JSON document: settings, the game seeds, and each result's summary."""
+    first = results[0].games
+    return {
+        "settings": settings,
+        "game_seeds": [int(x) for x in first["game_seed"]],
+        "results": [{"label": r.label, "mode": r.mode, "source": r.source, "seconds": r.seconds,
+                     "summary": r.summary} for r in results],
+    }
+
+
+def write_png(results: list[Result], path: Path) -> Path:
+    """Four panels, one bar per result in each group: final stage, how games ended, programs, siphons."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(2, 2, figsize=(15, 9))
+    width = 0.8 / len(results)
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+
+    def bars(ax, groups, values_of, title, ylabel, rotate=False):
+        x = np.arange(len(groups))
+        for i, r in enumerate(results):
+            ax.bar(x + (i - (len(results) - 1) / 2) * width, values_of(r.summary), width,
+                   label=r.name, color=colours[i % len(colours)])
+        ax.set_xticks(x, groups, rotation=60 if rotate else 0, ha="right" if rotate else "center")
+        ax.set_title(title)
+        ax.set_ylabel(ylabel)
+        ax.grid(axis="y", alpha=0.3)
+
+    stages = list(results[0].summary["final_stage_histogram"])
+    bars(axes[0, 0], stages, lambda s: [s["final_stage_histogram"][k] / s["episodes"] for k in stages],
+         "Final stage", "share of games")
+    axes[0, 0].set_xlabel("stage reached when the game ended")
+    bars(axes[0, 1], [e.replace("died_", "died: ").replace("_", " ") for e in ENDS],
+         lambda s: [s["ends"][e] / s["episodes"] for e in ENDS], "How games ended", "share of games")
+    bars(axes[1, 0], list(PROGRAM_NAMES),
+         lambda s: [s["program_uses_per_episode"][p] for p in PROGRAM_NAMES],
+         "Programs run", "uses per game", rotate=True)
+    siphon_rows = [("siphons\n/ game", "siphons_per_episode"), ("games with\na siphon", "siphon_use_rate"),
+                   ("suboptimal\nshare", "siphon_suboptimal_share"), ("empty\nshare", "siphon_empty_share"),
+                   ("programs gained\n/ game", "siphon_programs_per_episode")]
+    bars(axes[1, 1], [name for name, _ in siphon_rows],
+         lambda s: [s[key] or 0.0 for _, key in siphon_rows], "Siphons", "value")
+    axes[0, 0].legend(fontsize=9)
+    n = results[0].summary["episodes"]
+    fig.suptitle(f"Behaviour over {n:,} games (canonical start)")
+    fig.tight_layout()
+    path = Path(path)
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path
+
+
+# ------------------------------------------------------------- during training
+
+TRAINING_KEYS = {
+    "eval/num_episodes": "episodes", "eval/mean_episode_return": "mean_return",
+    "eval/median_episode_return": "median_return", "eval/mean_episode_length": "mean_length",
+    "eval/mean_final_stage": "mean_final_stage", "eval/stage1_exit_rate": "stage1_exit_rate",
+    "eval/win_rate": "win_rate", "eval/siphons_per_episode": "siphons_per_episode",
+    "eval/siphon_suboptimal_share": "siphon_suboptimal_share",
+    "eval/programs_per_episode": "programs_per_episode", "eval/program_use_rate": "program_use_rate",
+}
+
+
+def training_metrics(summary: dict, seconds: float) -> dict[str, float]:
+    """The `eval/*` keys logged at each checkpoint (training.md §9.5)."""
+    n = summary["episodes"]
+    metrics = {key: float("nan") if summary[name] is None else float(summary[name])
+               for key, name in TRAINING_KEYS.items()}
+    metrics.update({f"eval/end_{name}_rate": summary["ends"][name] / n for name in ENDS})
+    metrics.update({f"eval/program/{name}": v for name, v in summary["program_uses_per_episode"].items()})
+    metrics["eval/seconds"] = seconds
+    return metrics
+
+
+class CheckpointEvaluation:
+    """Plays the fixed evaluation games at each checkpoint; never raises (a failure is a warning)."""
+
+    def __init__(self, env, network, *, episodes: int, mode: str = "greedy",
+                 max_steps: int = DEFAULT_MAX_STEPS, seed: int = 0, say: Callable[..., Any] = print):
+        check_settings(mode, episodes=episodes, first_game=0, max_steps=max_steps, batch=DEFAULT_BATCH)
+        self.env, self.network, self.mode = env, network, mode
+        self.settings = dict(episodes=episodes, max_steps=max_steps, batch=min(episodes, DEFAULT_BATCH), seed=seed)
+        self.say = say
+
+    def run(self, update: int, params) -> Optional[dict[str, float]]:
+        try:
+            result = evaluate_policy(self.env, Policy(label="training", network=self.network, params=params),
+                                     self.mode, **self.settings)
+        except Exception as error:  # noqa: BLE001 - an evaluation must never stop training
+            self.say(f"WARNING: behaviour evaluation at update {update} failed ({type(error).__name__}: {error})")
+            return None
+        s = result.summary
+        self.say(f"Eval ({self.mode}, {s['episodes']} games, {result.seconds:.1f} s): return {s['mean_return']:.2f}, "
+                 f"length {s['mean_length']:.1f}, stage {s['mean_final_stage']:.2f}, exit rate "
+                 f"{s['stage1_exit_rate']:.3f}, wins {s['ends']['won']}, unfinished {s['unfinished']}, "
+                 f"siphons {s['siphons_per_episode']:.2f}/game, programs {s['programs_per_episode']:.2f}/game")
+        return training_metrics(s, result.seconds)

@@ -1,0 +1,264 @@
+"""Behaviour evaluation (training.md §9): batched play against a plain one-game loop, caps, loading, output.
+
+Every test that plays uses the random policy on the same four games with a
+batch of four, so one compiled `play_batch` serves them all (the step cap is
+a traced argument).
+"""
+
+import json
+import types
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from hackmatrix.purejaxrl import behaviour as bh
+from hackmatrix.purejaxrl import distribution
+from hackmatrix.purejaxrl.checkpoint import save_checkpoint
+from hackmatrix.purejaxrl.network import OBS_SIZE, make_network
+
+jax_env = pytest.importorskip("hackmatrix.jax_env")
+
+REPO = Path(__file__).resolve().parents[2]
+GAMES, FIRST, CAP, SEED = 4, 5, 400, 3
+SETTINGS = dict(episodes=GAMES, first_game=FIRST, max_steps=CAP, batch=GAMES, seed=SEED)
+
+
+# --------------------------------------------------------- the one-game reference
+
+def _adjacent_enemy(board) -> bool:
+    pos = int(board.player_pos)
+    active, e_pos = np.asarray(board.e_active), np.asarray(board.e_pos)
+    return any(a and abs(p // 6 - pos // 6) + abs(p % 6 - pos % 6) == 1 for a, p in zip(active, e_pos))
+
+
+def reference_game(index: int, *, max_steps: int, seed: int, step, mask_of, reset) -> dict:
+    """One game stepped by hand, one action at a time, counting in plain Python."""
+    obs, state = reset(jax.random.PRNGKey(index))
+    game_key = jax.random.fold_in(jax.random.PRNGKey(seed), index)
+    total = np.float32(0.0)
+    rec = dict(length=0, siphons=0, siphons_suboptimal=0, siphon_missed_resources=0, siphons_empty=0,
+               siphon_points=0, siphon_programs=0, pickups=0, kills=0, invalid_actions=0,
+               program_uses=np.zeros(23, int), resets_by_hp=np.zeros(4, int), end=bh.UNFINISHED,
+               game_seed=int(state.seed))
+    for t in range(max_steps):
+        action_key, env_key = jax.random.split(jax.random.fold_in(game_key, t))
+        action = int(distribution.sample(action_key, jnp.zeros(28), mask_of(state))[0])
+        obs, new, reward, done, info = step(env_key, state, action)
+        comps = {k: float(v) for k, v in info["reward_components"].items()}
+        b, a = state.board, new.board
+        total = np.float32(total + np.float32(reward))
+        rec["length"] += 1
+        rec["invalid_actions"] += bool(info["invalid_action"])
+        rec["pickups"] += comps["data_siphon"] > 0
+        rec["kills"] += round(comps["kills"] / 0.3)
+        if action == 4:
+            gained = int(np.sum(a.owned)) - int(np.sum(b.owned))
+            rec["siphons"] += 1
+            rec["siphons_suboptimal"] += comps["siphon_quality"] < 0
+            rec["siphon_missed_resources"] += round(-comps["siphon_quality"] / 0.025)
+            rec["siphon_points"] += int(a.score) - int(b.score)
+            rec["siphon_programs"] += gained
+            rec["siphons_empty"] += (int(a.score), int(a.credits), int(a.energy), gained) == (
+                int(b.score), int(b.credits), int(b.energy), 0)
+        if action >= 5:
+            rec["program_uses"][action - 5] += 1
+        if action == 19:
+            rec["resets_by_hp"][int(b.hp)] += 1
+        state = new
+        if bool(done):
+            if bool(info["won"]):
+                rec["end"] = bh.WON
+            elif comps["siphon_death_penalty"] < 0:
+                rec["end"] = bh.DIED_SIPHON_ENEMY
+            else:
+                rec["end"] = bh.DIED_ENEMY if _adjacent_enemy(a) else bh.DIED_OTHER
+            break
+    rec["return"] = total
+    rec["final_stage"] = int(state.stage)
+    return rec
+
+
+@pytest.fixture(scope="module")
+def reference():
+    fns = dict(step=jax.jit(jax_env.step), mask_of=jax.jit(jax_env.action_mask), reset=jax.jit(jax_env.reset))
+    return [reference_game(FIRST + k, max_steps=CAP, seed=SEED, **fns) for k in range(GAMES)]
+
+
+@pytest.fixture(scope="module")
+def random_result():
+    return bh.evaluate_policy(jax_env, bh.Policy(label=bh.RANDOM), "sample", **SETTINGS)
+
+
+# ------------------------------------------------------------------- playing
+
+def test_batched_games_match_a_one_game_loop(random_result, reference):
+    games = random_result.games
+    assert list(games["game_index"]) == list(range(FIRST, FIRST + GAMES))
+    for k, ref in enumerate(reference):
+        for name, value in ref.items():
+            np.testing.assert_array_equal(games[name][k], value, err_msg=f"game {FIRST + k}: {name}")
+    assert len({r["length"] for r in reference}) > 1, "the games should differ"
+
+
+def test_summary_counts_what_the_loop_saw(random_result, reference):
+    s = random_result.summary
+    returns = np.array([r["return"] for r in reference])
+    assert s["episodes"] == GAMES
+    assert s["mean_return"] == pytest.approx(float(returns.mean()))
+    assert s["median_return"] == pytest.approx(float(np.median(returns)))
+    assert s["mean_length"] == pytest.approx(np.mean([r["length"] for r in reference]))
+    stages = [r["final_stage"] for r in reference]
+    assert s["final_stage_histogram"] == {str(k): stages.count(k) for k in range(1, 9)}
+    assert s["stage1_exit_rate"] == pytest.approx(np.mean(np.array(stages) >= 2))
+    assert sum(s["ends"].values()) == GAMES
+    assert s["ends"]["won"] + s["ends"]["unfinished"] + sum(
+        s["ends"][e] for e in ("died_enemy", "died_siphon_enemy", "died_other")) == GAMES
+    siphons = sum(r["siphons"] for r in reference)
+    assert s["siphons_per_episode"] == pytest.approx(siphons / GAMES)
+    uses = sum(r["program_uses"] for r in reference)
+    assert s["programs_per_episode"] == pytest.approx(uses.sum() / GAMES)
+    assert s["program_uses_per_episode"]["undo"] == pytest.approx(uses[9] / GAMES)
+    assert s["program_use_rate"] == pytest.approx(np.mean([r["program_uses"].sum() > 0 for r in reference]))
+
+
+def test_evaluation_is_deterministic_and_the_seed_matters(random_result):
+    again = bh.play_games(jax_env, bh.Policy(label=bh.RANDOM), "sample", **SETTINGS)
+    for name, value in random_result.games.items():
+        np.testing.assert_array_equal(again[name], value, err_msg=name)
+    other = bh.play_games(jax_env, bh.Policy(label=bh.RANDOM), "sample", **{**SETTINGS, "seed": SEED + 1})
+    np.testing.assert_array_equal(other["game_seed"], random_result.games["game_seed"])  # same games
+    assert not np.array_equal(other["length"], random_result.games["length"])  # other actions
+
+
+def test_games_still_running_at_the_cap_are_unfinished(random_result):
+    lengths = random_result.games["length"]
+    cap = int(np.sort(lengths)[1])  # some games end within the cap, the longer ones do not
+    capped = bh.play_games(jax_env, bh.Policy(label=bh.RANDOM), "sample", **{**SETTINGS, "max_steps": cap})
+    over = lengths > cap
+    assert over.any() and not over.all()
+    np.testing.assert_array_equal(capped["length"], np.minimum(lengths, cap))
+    np.testing.assert_array_equal(capped["end"][over], bh.UNFINISHED)
+    np.testing.assert_array_equal(capped["end"][~over], random_result.games["end"][~over])
+    summary = bh.summarize(capped)
+    assert summary["unfinished"] == summary["ends"]["unfinished"] == int(over.sum())
+    assert summary["episodes"] == GAMES  # nothing dropped
+
+
+# ------------------------------------------------------------------- loading
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    """A run directory with two saves of a 16-wide network, written by the trainer's own save_checkpoint."""
+    root = tmp_path_factory.mktemp("checkpoints")
+    network = make_network(16, 1)
+    (root / "tiny").mkdir()
+    saved = {}
+    for step in (1, 2):
+        params = network.init(jax.random.PRNGKey(step), np.zeros((1, OBS_SIZE), np.float32))
+        train_state = types.SimpleNamespace(params=params, opt_state={}, step=0)
+        runner = types.SimpleNamespace(train_state=train_state, rng=np.zeros(2, np.uint32))
+        save_checkpoint(root / "tiny", step, runner, {"hidden_dim": 16, "num_layers": 1, "bf16": False},
+                        metrics={}, metrics_history=[], last_logged_step=step, include_env_state=False)
+        saved[step] = params
+    return root, saved
+
+
+def _same_params(policy, params):
+    jax.tree_util.tree_map(np.testing.assert_array_equal, policy.params, jax.device_get(params))
+
+
+@pytest.mark.parametrize("which", ["npz", "pkl", "run_dir", "latest"])
+def test_policies_load_from_each_kind_of_path(tiny_run, which):
+    root, saved = tiny_run
+    text = {"npz": root / "tiny/params_1.npz", "pkl": root / "tiny/checkpoint_1.pkl",
+            "run_dir": root / "tiny", "latest": "latest"}[which]
+    policy = bh.load_policy_spec(str(text), checkpoint_dir=root)
+    _same_params(policy, saved[1 if which in ("npz", "pkl") else 2])
+    assert policy.network.hidden_dim == 16 and policy.network.num_layers == 1
+    assert policy.config["hidden_dim"] == 16 and not policy.is_random
+    logits, _ = policy.network.apply(policy.params, np.zeros((2, OBS_SIZE), np.float32))
+    assert logits.shape == (2, 28)
+
+
+def test_a_lone_params_file_gets_its_sizes_from_the_layer_names(tiny_run, tmp_path):
+    root, saved = tiny_run
+    lone = tmp_path / "copied.npz"
+    lone.write_bytes((root / "tiny/params_2.npz").read_bytes())
+    policy = bh.load_policy_spec(str(lone))
+    assert policy.config == {} and policy.network.hidden_dim == 16
+    _same_params(policy, saved[2])
+
+
+@pytest.mark.parametrize("text, message", [("no/such/run", "no such file"), ("notes.txt", "expected a"),
+                                           ("latest", "no run with checkpoints")])
+def test_bad_policy_paths_are_clear_errors(tmp_path, monkeypatch, text, message):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "notes.txt").write_text("hello")
+    with pytest.raises(bh.EvaluationError, match=message):
+        bh.load_policy_spec(text, checkpoint_dir=tmp_path / "checkpoints")
+
+
+def test_bad_settings_are_clear_errors():
+    with pytest.raises(bh.EvaluationError, match="unknown policy mode 'best'"):
+        bh.check_settings("best", episodes=1, first_game=0, max_steps=1, batch=1)
+    with pytest.raises(bh.EvaluationError, match="max_steps must be at least 1"):
+        bh.check_settings("greedy", episodes=1, first_game=0, max_steps=0, batch=1)
+    with pytest.raises(bh.EvaluationError, match="game indices"):
+        bh.check_settings("greedy", episodes=2, first_game=bh.MAX_GAME_INDEX, max_steps=1, batch=1)
+
+
+# -------------------------------------------------------------------- output
+
+def _load_script():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("evaluate_agent", REPO / "python/scripts/evaluate_agent.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_cli_writes_table_json_and_png(random_result, tmp_path, capsys):
+    script = _load_script()
+    out_json, out_png = tmp_path / "b.json", tmp_path / "b.png"
+    argv = ["random", "--episodes", str(GAMES), "--first-seed", str(FIRST), "--max-steps", str(CAP),
+            "--batch", str(GAMES), "--seed", str(SEED), "--json", str(out_json), "--png", str(out_png)]
+    assert script.main(argv) == 0
+    table = capsys.readouterr().out
+    assert "stage-1 exit rate" in table and "ended: died siphon enemy" in table
+    document = json.loads(out_json.read_text())
+    assert document["settings"]["episodes"] == GAMES and document["settings"]["first_game"] == FIRST
+    assert document["game_seeds"] == [int(x) for x in random_result.games["game_seed"]]
+    summary = document["results"][0]["summary"]
+    assert document["results"][0]["mode"] == bh.RANDOM
+    assert summary["mean_return"] == pytest.approx(random_result.summary["mean_return"])
+    assert out_png.stat().st_size > 10_000 and out_png.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_cli_rejects_bad_input(tmp_path, capsys):
+    script = _load_script()
+    assert script.main([str(tmp_path / "missing.npz")]) == 2
+    assert "missing.npz" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        script.main(["random", "--policy", "best"])
+    with pytest.raises(SystemExit):
+        script.main([])  # no policy at all
+
+
+def test_comparison_png_has_one_bar_group_per_result(random_result, tmp_path):
+    other = bh.Result(label="again", mode="greedy", source=None, summary=random_result.summary, seconds=0.0)
+    path = bh.write_png([random_result, other], tmp_path / "compare.png")
+    assert path.stat().st_size > 10_000
+    assert "again (greedy)" in bh.format_table([random_result, other])
+
+
+def test_training_metrics_use_the_eval_namespace(random_result):
+    metrics = bh.training_metrics(random_result.summary, 1.5)
+    assert all(key.startswith("eval/") for key in metrics)
+    assert metrics["eval/num_episodes"] == GAMES
+    assert metrics["eval/stage1_exit_rate"] == random_result.summary["stage1_exit_rate"]
+    assert sum(metrics[f"eval/end_{e}_rate"] for e in bh.ENDS) == pytest.approx(1.0)
+    assert metrics["eval/seconds"] == 1.5 and "eval/program/undo" in metrics
