@@ -13,17 +13,26 @@ observation, reward 0, ``terminated = truncated = False`` and
 ``info["invalid_action"] = True``, as the JAX env does. The env never
 truncates by itself; wrap it in ``TimeLimit`` (or pass ``max_episode_steps``
 to ``gymnasium.make``).
+
+A dead engine (``training.md`` §6.3): the step that finds the Swift process
+gone raises :class:`EngineCrashed` (a hang: :class:`EngineTimeout`), and so
+does every later step until ``reset()``, which starts a fresh engine, warns
+(:class:`EngineRestartWarning`) and counts it in ``info["engine_restarts"]``.
+Vector envs shut a worker down on any exception, so inside them wrap the env
+in :class:`TruncateOnEngineCrash`: the crash then ends the episode as
+truncated and the vector env's auto-reset brings up the new engine.
 """
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from hackmatrix.cli_client import DEFAULT_TIMEOUT_S, CliError, SwiftEngine
+from hackmatrix.cli_client import DEFAULT_TIMEOUT_S, CliError, EngineError, SwiftEngine
 from hackmatrix.observation import (
     CELL_FEATURES,
     FLAT_SIZE,
@@ -49,6 +58,10 @@ PROGRAM_NAMES = (
 ACTION_NAMES = ("up", "down", "left", "right", "siphon") + PROGRAM_NAMES
 REJECTED_ACTION_CODES = frozenset({"action_masked", "action_out_of_range"})
 _UINT32_RANGE = 1 << 32
+
+
+class EngineRestartWarning(RuntimeWarning):
+    """reset() replaced a dead Swift engine with a fresh one."""
 
 
 def _render_rgb(state: dict, **kwargs) -> np.ndarray:
@@ -93,27 +106,46 @@ class HackMatrixEnv(gym.Env):
                     "grid": spaces.Box(0.0, 1.0, (GRID_SIZE, GRID_SIZE, CELL_FEATURES), np.float32),
                 }
             )
-        self._engine = SwiftEngine(binary, timeout=timeout, log_level=log_level, stderr_log=stderr_log)
-        try:
-            self.engine_info = self._engine.hello()
-        except Exception:
-            self._engine.close()
-            raise
-        self._check_engine(self.engine_info)
+        self._engine_options = {"timeout": timeout, "log_level": log_level, "stderr_log": stderr_log}
+        self._engine, self.engine_info = self._start_engine(binary)
+        self.engine_restarts = 0  # fresh engines started by reset() after a crash
+        self._engine_failure: EngineError | None = None  # set by a crash, cleared by reset()
+        self._user_closed = False
         self._mask = np.zeros(ACTION_COUNT, dtype=bool)
         self._obs_json: dict | None = None
         self._obs: Any = None
         self._stats: _EpisodeStats | None = None
         self._last_step: dict = {}  # action, reward and components of the last step, for rgb frames
 
-    def _check_engine(self, hello: dict) -> None:
-        version = str(hello.get("protocolVersion", "?"))
-        if version.split(".")[0] != SUPPORTED_PROTOCOL_MAJOR or hello.get("actionCount") != ACTION_COUNT:
-            self._engine.close()
-            raise RuntimeError(
-                f"{self._engine.binary} speaks protocol {version} with {hello.get('actionCount')} actions; "
-                f"this env needs protocol {SUPPORTED_PROTOCOL_MAJOR}.x with {ACTION_COUNT} actions"
-            )
+    def _start_engine(self, binary) -> tuple[SwiftEngine, dict]:
+        """Start a Swift process, greet it and check its protocol; nothing is left running on failure."""
+        engine = SwiftEngine(binary, **self._engine_options)
+        try:
+            hello = engine.hello()
+            version = str(hello.get("protocolVersion", "?"))
+            if version.split(".")[0] != SUPPORTED_PROTOCOL_MAJOR or hello.get("actionCount") != ACTION_COUNT:
+                raise RuntimeError(
+                    f"{engine.binary} speaks protocol {version} with {hello.get('actionCount')} actions; "
+                    f"this env needs protocol {SUPPORTED_PROTOCOL_MAJOR}.x with {ACTION_COUNT} actions"
+                )
+        except BaseException:
+            engine.close()
+            raise
+        return engine, hello
+
+    def _restart_engine(self) -> None:
+        """Replace the dead engine (its process is already reaped) with a fresh one."""
+        dead = self._engine
+        reason = str(self._engine_failure or "its process was closed").splitlines()[0]
+        dead.close()
+        self._engine, self.engine_info = self._start_engine(dead.binary)
+        self.engine_restarts += 1
+        self._engine_failure = None
+        warnings.warn(
+            f"HackMatrix-v0: the Swift engine (pid {dead.pid}) had died ({reason}); reset() started "
+            f"a fresh one (pid {self._engine.pid}), restart {self.engine_restarts} of this env",
+            EngineRestartWarning, stacklevel=3,
+        )
 
     # ------------------------------------------------------------------ gym API
 
@@ -126,6 +158,24 @@ class HackMatrixEnv(gym.Env):
         ``options={"state": {...}}`` starts from a ``setState`` state instead.
         """
         super().reset(seed=seed)
+        if self._user_closed:
+            raise RuntimeError("reset() on a closed HackMatrix-v0 env; make a new one")
+        if self._engine.closed:
+            self._restart_engine()
+        try:
+            response, engine_seed = self._reset_engine(seed, options)
+        except EngineError as error:  # the engine died since the last step: once more, on a new one
+            self._engine_failure = error
+            self._restart_engine()
+            response, engine_seed = self._reset_engine(seed, options)
+        self._accept_observation(response)
+        self._stats = _EpisodeStats(self._obs_json)
+        self._last_step = {}
+        info = {"action_mask": self._mask, "seed": engine_seed, "step_index": response["info"]["step_index"],
+                "engine_restarts": self.engine_restarts}
+        return self._obs, info
+
+    def _reset_engine(self, seed: int | None, options: dict | None) -> tuple[dict, int]:
         state = (options or {}).get("state")
         if state is not None:
             response = self._engine.set_state(state)
@@ -137,18 +187,21 @@ class HackMatrixEnv(gym.Env):
                 engine_seed = int(self.np_random.integers(0, _UINT32_RANGE, dtype=np.uint64))
             response = self._engine.reset(engine_seed)
             engine_seed = response.get("seed", engine_seed)
-        self._accept_observation(response)
-        self._stats = _EpisodeStats(self._obs_json)
-        self._last_step = {}
-        info = {"action_mask": self._mask, "seed": engine_seed, "step_index": response["info"]["step_index"]}
-        return self._obs, info
+        return response, engine_seed
 
     def step(self, action):
         if self._obs_json is None:
             raise RuntimeError("call reset() before step()")
+        if self._engine_failure is not None:
+            raise type(self._engine_failure)(
+                f"the Swift engine died in an earlier step; call reset() to start a fresh one "
+                f"(the failure: {str(self._engine_failure).splitlines()[0]})")
         index = _action_index(action)
         try:
             response = self._engine.step(index)
+        except EngineError as error:
+            self._engine_failure = error
+            raise
         except CliError as error:
             if error.code not in REJECTED_ACTION_CODES:
                 raise
@@ -183,6 +236,7 @@ class HackMatrixEnv(gym.Env):
         return _render_rgb(self._engine.get_state(), mask=self._mask.tolist(), **self._last_step)
 
     def close(self):
+        self._user_closed = True
         engine = getattr(self, "_engine", None)
         if engine is not None:
             engine.close()
@@ -194,6 +248,11 @@ class HackMatrixEnv(gym.Env):
     def engine(self) -> SwiftEngine:
         """The CLI client, for debugging requests (``get_state``, ``get_internal_state``...)."""
         return self._engine
+
+    @property
+    def engine_pid(self) -> int | None:
+        """The Swift process id (a plain int, readable through vector envs' ``get_attr``)."""
+        return self._engine.pid
 
     @property
     def observation_json(self) -> dict | None:
@@ -214,6 +273,41 @@ class HackMatrixEnv(gym.Env):
         parts = encode_observation(self._obs_json)
         self._obs = flatten_observation(parts) if self.flat_observation else parts
         self._mask = np.array(response["info"]["action_mask"], dtype=bool)
+
+
+class TruncateOnEngineCrash(gym.Wrapper):
+    """For vector envs: a dead engine ends the episode (truncated) instead of raising.
+
+    SB3's SubprocVecEnv and gymnasium's AsyncVectorEnv stop a whole worker
+    on any exception, so one crashed Swift process would end the run. Here
+    the crashing step returns the previous observation with reward 0,
+    ``truncated=True`` and ``info["engine_crashed"]`` (the error text); the
+    vector env's auto-reset then starts a fresh engine (see ``reset``).
+    """
+
+    def __init__(self, env: gym.Env):
+        super().__init__(env)
+        self._last_obs = None
+
+    def reset(self, **kwargs):
+        obs, info = self.env.reset(**kwargs)
+        self._last_obs = obs
+        return obs, info
+
+    def step(self, action):
+        try:
+            obs, reward, terminated, truncated, info = self.env.step(action)
+        except EngineError as error:
+            if self._last_obs is None:
+                raise
+            warnings.warn(f"HackMatrix-v0: {str(error).splitlines()[0]}; the episode ends as truncated",
+                          EngineRestartWarning, stacklevel=2)
+            info = {"engine_crashed": str(error), "invalid_action": False,
+                    "action_mask": np.zeros(ACTION_COUNT, dtype=bool),
+                    "reward_components": dict.fromkeys(REWARD_COMPONENT_NAMES, 0.0)}
+            return self._last_obs, 0.0, False, True, info
+        self._last_obs = obs
+        return obs, reward, terminated, truncated, info
 
 
 def _action_index(action) -> int:

@@ -41,6 +41,8 @@ CHECKPOINT_PREFIX = "maskable_ppo_hack"
 PPO_KEYS = ("learning_rate", "n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda", "clip_range",
             "ent_coef", "vf_coef")
 NET_ARCH = {"pi": [256, 256, 128], "vf": [256, 256, 128]}
+# Test hook: SIGKILL env 0's Swift engine once this many timesteps have run (training.md §6.3).
+KILL_ENGINE_ENV = "HACKMATRIX_TEST_KILL_ENGINE_AT"
 
 # training.md §6.2: the seed table is the default; where it is silent, the original's values.
 PRESETS = {
@@ -144,16 +146,20 @@ def binary_facts(binary: Path) -> dict:
 # --------------------------------------------------------------------------- environments
 
 def make_env_fn(binary: str, max_episode_steps: int, log_level: str | None, stderr_log: Path | None):
-    """A picklable factory for one HackMatrix-v0 env: TimeLimit, then Monitor."""
+    """A picklable factory for one HackMatrix-v0 env: crash-to-truncation, TimeLimit, then Monitor.
+
+    A dead Swift process ends its episode as truncated and the auto-reset
+    starts a fresh one, so one crash does not end the run (§6.3).
+    """
 
     def make():
         from gymnasium.wrappers import TimeLimit
         from stable_baselines3.common.monitor import Monitor
 
-        from hackmatrix.gym_env import HackMatrixEnv
+        from hackmatrix.gym_env import HackMatrixEnv, TruncateOnEngineCrash
 
         env = HackMatrixEnv(binary=binary, log_level=log_level, stderr_log=str(stderr_log) if stderr_log else None)
-        return Monitor(TimeLimit(env, max_episode_steps=max_episode_steps))
+        return Monitor(TimeLimit(TruncateOnEngineCrash(env), max_episode_steps=max_episode_steps))
 
     return make
 
@@ -273,6 +279,38 @@ def make_callbacks(base):
 
 
 # --------------------------------------------------------------------------- W&B
+
+def make_engine_crash_callback(base):
+    class EngineCrashCallback(base):
+        """Reports each engine crash (the env restarts it on its auto-reset); logs env/engine_crashes.
+
+        `kill_at` is the test hook of KILL_ENGINE_ENV: a real SIGKILL of env 0's engine.
+        """
+
+        def __init__(self, kill_at: int | None = None):
+            super().__init__()
+            self.crashes = 0
+            self.kill_at = kill_at
+
+        def _on_step(self) -> bool:
+            if self.kill_at is not None and self.num_timesteps >= self.kill_at:
+                pid = self.training_env.get_attr("engine_pid", indices=[0])[0]
+                print(f"{KILL_ENGINE_ENV}: killing env 0's Swift engine (pid {pid}) at timestep "
+                      f"{self.num_timesteps}", flush=True)
+                os.kill(pid, signal.SIGKILL)
+                self.kill_at = None
+            for index, info in enumerate(self.locals["infos"]):
+                if "engine_crashed" in info:
+                    self.crashes += 1
+                    first_line = info["engine_crashed"].splitlines()[0]
+                    print(f"Engine crash in env {index} at timestep {self.num_timesteps}: {first_line}; "
+                          f"episode truncated, a fresh engine starts on its reset "
+                          f"(crashes so far: {self.crashes})", flush=True)
+                    self.logger.record("env/engine_crashes", self.crashes)
+            return True
+
+    return EngineCrashCallback
+
 
 def start_wandb(run_name: str, run_dir: Path, config: dict):
     """wandb.init per training.md §6.4, offline without credentials; None (with a warning) on any failure."""
@@ -435,6 +473,8 @@ def main(argv=None) -> int:
                                  best_model_save_path=str(run_dir), log_path=str(log_dir),
                                  deterministic=True, use_masking=True, verbose=1),
             reward_cb(wandb_run),
+            make_engine_crash_callback(BaseCallback)(
+                int(os.environ[KILL_ENGINE_ENV]) if os.environ.get(KILL_ENGINE_ENV) else None),
             episode_cb(args.model_dir / "training_history.db", wandb_run_id(run_name), wandb_run),
         ]
         if wandb_run is not None:
