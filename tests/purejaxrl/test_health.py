@@ -159,30 +159,43 @@ def test_warning_json_is_plain():
 
 
 # ----------------------------------------------------- rollout metrics behind the checks
-def _game_with_programs():
-    """The stand-in game, with program 7 also valid on odd rows, so both valid fractions
-    move (the trainer only samples from the mask; the game ignores the program)."""
+def _recording_game(seen):
+    """The stand-in game, with program 7 also valid on odd rows (so both valid fractions
+    move; the trainer samples from the mask, the game ignores the program), that sends
+    every mask it hands out and every step's done and stage to the host."""
     def action_mask(state):
-        return standin_env.action_mask(state).at[7].set(state.pos[0] % 2 == 1)
+        mask = standin_env.action_mask(state).at[7].set(state.pos[0] % 2 == 1)
+        jax.debug.callback(lambda m: seen["mask"].append(np.asarray(m).reshape(-1, 28)), mask)
+        return mask
+
+    def step(key, state, action, params):
+        out = standin_env.step(key, state, action, params)
+        jax.debug.callback(lambda d, s: seen["end"].append((np.ravel(d), np.ravel(s))),
+                           out[3], out[4]["stage"])
+        return out
 
     return types.SimpleNamespace(
         REWARD_COMPONENT_NAMES=standin_env.REWARD_COMPONENT_NAMES, EnvParams=standin_env.EnvParams,
-        reset=standin_env.reset, step=standin_env.step, action_mask=action_mask)
+        reset=standin_env.reset, step=step, action_mask=action_mask)
 
 
-def test_valid_fractions_and_final_stage_match_a_numpy_count():
+def test_valid_fractions_and_final_stage_match_a_numpy_count_over_the_rollout():
+    seen = {"mask": [], "end": []}
     config = TrainConfig(num_envs=8, num_steps=32, hidden_dim=16, log_interval=1,
                          num_minibatches=2, update_epochs=1)
-    trainer = make_train(config, _game_with_programs())
+    trainer = make_train(config, _recording_game(seen))
     runner = trainer.init(jax.random.PRNGKey(3))
-    _, traj, _ = jax.jit(trainer.phases["rollout"])(runner)
-    metrics = jax.device_get(jax.jit(trainer.phases["rollout_metrics"])(traj))
-    mask, done, stage = (np.asarray(x) for x in (traj.mask, traj.done, traj.stage))
-    steps = done.size
-    assert 0 < mask[..., 4].sum() < steps and 0 < mask[..., 7].sum() < steps
-    assert metrics["actions/siphon_valid_frac"] == pytest.approx(mask[..., 4].sum() / steps)
-    assert metrics["actions/program_valid_frac"] == pytest.approx(mask[..., 5:].any(-1).sum() / steps)
-    assert done.sum() > 0
-    chunk = aggregate_chunk({k: np.asarray(v)[None] for k, v in metrics.items()}, 1)
-    assert chunk["stats/mean_final_stage"] == pytest.approx(stage[done].mean())
-    assert "final_stage_sum" not in chunk
+    _, per_update = trainer.train_chunk(runner, 1)
+    metrics = aggregate_chunk(jax.device_get(per_update), 1)
+    jax.effects_barrier()
+    mask = np.concatenate(seen["mask"])
+    done = np.concatenate([d for d, _ in seen["end"]])
+    stage = np.concatenate([s for _, s in seen["end"]])
+    steps = config.num_envs * config.num_steps
+    assert mask.shape == (steps, 28) and done.shape == (steps,)
+    assert 0 < mask[:, 4].sum() < steps and 0 < mask[:, 7].sum() < steps
+    assert metrics["actions/siphon_valid_frac"] == pytest.approx(mask[:, 4].sum() / steps)
+    assert metrics["actions/program_valid_frac"] == pytest.approx(mask[:, 5:].any(-1).sum() / steps)
+    assert done.sum() == metrics["train/num_episodes"] > 0
+    assert metrics["stats/mean_final_stage"] == pytest.approx(stage[done].mean())
+    assert "final_stage_sum" not in metrics

@@ -1,6 +1,6 @@
-"""`python -m hackmatrix.purejaxrl.plot` on two tiny real runs, and what those runs print.
-
-The runs use test_runs.py's tiny config, so the compilation cache serves the chunk.
+"""`python -m hackmatrix.purejaxrl.plot` on two tiny real trainer runs, and what those
+runs print. The runs play the stand-in game: plotting does not care which game made the
+metrics, and its chunk compiles in seconds where the real engine's takes minutes.
 """
 
 import contextlib
@@ -11,9 +11,9 @@ import sys
 import pytest
 
 from conftest import subprocess_env
-from hackmatrix.purejaxrl import plot
+from hackmatrix.purejaxrl import cli, plot
 from hackmatrix.purejaxrl.metrics import read_metrics_file
-from test_runs import BATCH, train
+from test_runs import BATCH, TINY
 
 pytest.importorskip("matplotlib")   # the viz extra; installed with hackmatrix[all]
 
@@ -28,7 +28,9 @@ def two_runs(tmp_path_factory):
     for name, extra in (("first", ()), ("second", ("--console", "full", "--seed", "1"))):
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
-            assert train(root, "--total-timesteps", str(4 * BATCH), *extra, run_name=name) == 0
+            assert cli.main([*TINY, "--checkpoint-dir", str(root), "--run-name", name,
+                             "--env-module", "standin_env", "--no-episode-gif",
+                             "--total-timesteps", str(4 * BATCH), *extra]) == 0
         outputs[name] = out.getvalue()
     return root, outputs
 
