@@ -238,7 +238,9 @@ def _train(args, explicit, env) -> int:
                 say(f"Saved {gif.name}")
 
     def print_summary():
-        records = read_metrics_file(run_dir / "metrics.jsonl") if is_main else history
+        # The file also holds eval/* records and, after a resume, the whole run.
+        metrics_file = run_dir / "metrics.jsonl"
+        records = read_metrics_file(metrics_file) if is_main and metrics_file.is_file() else history
         for line in run_summary(records):
             say(line)
 
