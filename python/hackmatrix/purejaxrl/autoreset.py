@@ -22,7 +22,10 @@ def reset_slots(num_envs: int) -> int:
 
 
 def make_auto_reset(env, env_params, num_envs: int):
-    """auto_reset(reset_key, done, state, obs) -> (state, obs) for a batch of `num_envs`.
+    """auto_reset(reset_key, done, state, obs, params=None) -> (state, obs) for a batch of `num_envs`.
+
+    New games follow `params` when given (e.g. the chunk's traced curriculum
+    params, training.md §1.7), else `env_params`.
 
     An env module that provides its own batched `reset_where(key, done, obs,
     states, params)` (hackmatrix.jax_env does: it generates new games only
@@ -30,8 +33,9 @@ def make_auto_reset(env, env_params, num_envs: int):
     otherwise finished envs are reset through a fixed number of slots.
     """
     if hasattr(env, "reset_where"):
-        def env_auto_reset(reset_key, done, state, obs):
-            obs, state = env.reset_where(reset_key, done, obs, state, env_params)
+        def env_auto_reset(reset_key, done, state, obs, params=None):
+            params = env_params if params is None else params
+            obs, state = env.reset_where(reset_key, done, obs, state, params)
             return state, obs
 
         return env_auto_reset
@@ -39,14 +43,15 @@ def make_auto_reset(env, env_params, num_envs: int):
     slots = reset_slots(num_envs)
     v_reset = jax.vmap(env.reset, in_axes=(0, None))
 
-    def auto_reset(reset_key, done, state, obs):
+    def auto_reset(reset_key, done, state, obs, params=None):
         """Replace the state and observation of every env with `done` by a fresh reset."""
+        params = env_params if params is None else params
         keys = jax.random.split(reset_key, num_envs)
 
         def one_round(carry):
             pending, state, obs = carry
             (index,) = jnp.nonzero(pending, size=slots, fill_value=num_envs)
-            fresh_obs, fresh_state = v_reset(keys[jnp.minimum(index, num_envs - 1)], env_params)
+            fresh_obs, fresh_state = v_reset(keys[jnp.minimum(index, num_envs - 1)], params)
 
             def scatter(old, new):
                 return old.at[index].set(new, mode="drop")  # fill slots (index == num_envs) drop

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from . import config as cfg
+from . import curriculum_flags
 from .checkpoint import (CheckpointError, load_checkpoint, next_run_name, resolve_resume,
                          restore_runner, save_checkpoint, save_params_npz)
 from .device import describe_devices, enable_compilation_cache, initialize_multi_host, to_host
@@ -116,6 +117,20 @@ def _train(args, explicit, env) -> int:
     # Loaded here so a bad --reward-weights name fails before a run directory exists.
     env = env if env is not None else load_env(args.env_module)
     cfg.check_reward_weight_names(config.reward_weights, env.REWARD_COMPONENT_NAMES)
+    # Curriculum starts (§1.7): a resume without --curriculum* flags continues the checkpoint's schedule.
+    curriculum_note = (curriculum_flags.inherit_from_checkpoint(config, payload["config"], explicit)
+                       if payload is not None else None)
+    curriculum = curriculum_flags.resolve(config)
+    if curriculum is not None:
+        curriculum_flags.env_params_for(env, curriculum, curriculum.p0)  # the game's own checks, before compiling
+
+    def chunk_env_args(update: int) -> tuple:
+        """Extra train_chunk arguments: the env params at `update`'s curriculum probability (traced)."""
+        if curriculum is None:
+            return ()
+        probability = curriculum.probability(update, config.num_updates)
+        return (curriculum_flags.env_params_for(env, curriculum, probability),)
+
 
     devices = describe_devices()
     is_main = devices["process_index"] == 0
@@ -137,6 +152,9 @@ def _train(args, explicit, env) -> int:
         say(f"WARNING: {budget_warning}")
     print_autoscale(report, config.lr) if is_main else None
     print_config_table(config) if is_main else None
+    if curriculum_note:
+        say(curriculum_note)
+    say(f"Curriculum: {curriculum.describe()}" if curriculum else "Curriculum: none (canonical starts)")
 
     # ------------------------------------------------------------ run identity
     start_update, last_logged, timesteps, history = 0, -1, 0, []
@@ -201,7 +219,7 @@ def _train(args, explicit, env) -> int:
     # ---------------------------------------------------------- build and init
     env = env if env is not None else load_env(args.env_module)
     mesh = make_mesh(jax.devices())
-    trainer = make_train(config, env, mesh=mesh)
+    trainer = make_train(config, env, *chunk_env_args(start_update), mesh=mesh)
     episode_gif = None
     if is_main and not args.no_episode_gif:
         from .episode_gif import EpisodeGif
@@ -255,12 +273,14 @@ def _train(args, explicit, env) -> int:
         while update < config.num_updates and stop.signal_name is None:
             active = min(config.log_interval, config.num_updates - update)
             chunk_start = time.time()
-            runner, per_update = trainer.train_chunk(runner, active)
+            runner, per_update = trainer.train_chunk(runner, active, *chunk_env_args(update))
             per_update = to_host(per_update)
             seconds = time.time() - chunk_start
             update += active
             timesteps += active * config.batch_size
             metrics = aggregate_chunk(per_update, active)
+            if curriculum is not None:
+                metrics["curriculum/probability"] = curriculum.probability(update - active, config.num_updates)
             rate = active / seconds
             metrics = add_progress(metrics, update, timesteps, rate,
                                    active * config.batch_size / seconds, first_chunk)

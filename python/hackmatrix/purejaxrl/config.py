@@ -11,6 +11,8 @@ import dataclasses
 import math
 from typing import Any, Optional, Sequence
 
+from . import curriculum_flags
+
 # Reference setting that auto-scaling keeps the minibatch size of (§1.3).
 REFERENCE_BATCH = 256 * 128
 REFERENCE_MINIBATCHES = 4
@@ -46,6 +48,15 @@ class TrainConfig:
     bf16: bool = False
     # {component name: weight} for `--reward-weights`; None trains on the env's reward as is.
     reward_weights: Optional[dict[str, float]] = None
+    # Curriculum starts (§1.7, curriculum_flags.py); all unset: canonical starts only.
+    curriculum: Optional[str] = None
+    curriculum_stages: Optional[str] = None
+    curriculum_programs: Optional[str] = None
+    curriculum_credits: Optional[str] = None
+    curriculum_energy: Optional[str] = None
+    curriculum_data_siphons: Optional[str] = None
+    curriculum_p0: float = 1.0
+    curriculum_anneal: Optional[float] = None
 
     # -- derived quantities (§1.2); valid once minibatches/epochs are resolved --
     @property
@@ -173,6 +184,7 @@ def validate(config: TrainConfig) -> None:
         value = getattr(config, name)
         if not math.isfinite(value) or value < 0:
             raise ValueError(f"--{name.replace('_', '-')} must be a finite non-negative number, got {value}")
+    curriculum_flags.resolve(config)  # raises on a bad --curriculum* value
 
 
 def parse_reward_weights(text: str) -> dict[str, float]:
@@ -251,6 +263,25 @@ def build_parser() -> argparse.ArgumentParser:
                    metavar="NAME=W,...",
                    help="train on sum_i w_i x reward component i (w_i = 1 for components not "
                         "named); default: the env's reward unchanged (training.md §1.1)")
+
+    g = p.add_argument_group("curriculum starts (training.md §1.7)")
+    g.add_argument("--curriculum", default=None, choices=tuple(curriculum_flags.PRESETS),
+                   help="a named curriculum; the --curriculum-* flags below override its fields")
+    g.add_argument("--curriculum-stages", default=None, metavar="S:W,...",
+                   help="weights of the starting stages 1..8, e.g. 1:0.5,2:0.1,8:0.4 (default 1:1)")
+    g.add_argument("--curriculum-programs", default=None, metavar="A-B",
+                   help="programs owned at a curriculum start: a count uniform in A..B (23: all)")
+    g.add_argument("--curriculum-credits", default=None, metavar="A-B",
+                   help="credits added to the starting bonus, uniform in A..B")
+    g.add_argument("--curriculum-energy", default=None, metavar="A-B",
+                   help="energy added to the starting bonus, uniform in A..B")
+    g.add_argument("--curriculum-data-siphons", default=None, metavar="A-B",
+                   help="data siphons added to the starting bonus, uniform in A..B")
+    g.add_argument("--curriculum-p0", type=float, default=1.0,
+                   help="chance that a reset is a curriculum start (at the start of training)")
+    g.add_argument("--curriculum-anneal", type=float, default=None, metavar="FRACTION",
+                   help="the chance falls linearly from p0 to 0 by this fraction of training "
+                        "(default: p0 throughout)")
 
     g = p.add_argument_group("network")
     g.add_argument("--hidden-dim", type=int, default=256)

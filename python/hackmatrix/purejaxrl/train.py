@@ -70,7 +70,7 @@ class Trainer(NamedTuple):
     network: Any
     optimizer: Any
     init: Any            # (rng) -> RunnerState
-    train_chunk: Any     # jitted (RunnerState, num_active) -> (RunnerState, per-update metrics)
+    train_chunk: Any     # jitted (RunnerState, num_active[, env_params]) -> (RunnerState, per-update metrics)
     env_sharding: Any    # sharding for arrays whose leading axis is the env batch
     replicated: Any
     reward_names: tuple
@@ -157,7 +157,7 @@ def make_train(config: TrainConfig, env, env_params=None, mesh: Optional[Mesh] =
         )
 
     # ------------------------------------------------------------------ rollout
-    def env_step(carry, _):
+    def env_step(carry, _, env_params=env_params):
         runner = carry
         params = runner.train_state.params
         rng, act_key, step_key, reset_key = jax.random.split(runner.rng, 4)
@@ -175,7 +175,7 @@ def make_train(config: TrainConfig, env, env_params=None, mesh: Optional[Mesh] =
         completed_length = jnp.where(done, episode_length, 0)
 
         # Auto-reset with its own keys; the carried obs is the post-reset one.
-        next_state, next_obs = auto_reset(reset_key, done, next_state, next_obs)
+        next_state, next_obs = auto_reset(reset_key, done, next_state, next_obs, env_params)
 
         components = jnp.stack([info["reward_components"][name] for name in reward_names], -1)
         weighted, completed_weighted, weighted_return = None, None, None
@@ -276,8 +276,8 @@ def make_train(config: TrainConfig, env, env_params=None, mesh: Optional[Mesh] =
             metrics[f"reward/{name}"] = component_means[i]
         return metrics
 
-    def update(runner: RunnerState):
-        runner, traj = jax.lax.scan(env_step, runner, None, num_steps)
+    def update(runner: RunnerState, env_params=env_params):
+        runner, traj = jax.lax.scan(lambda c, x: env_step(c, x, env_params), runner, None, num_steps)
         traj = keep_env_sharded(traj, time_env_sharding)
         _, last_value = network.apply(runner.train_state.params, runner.obs)
         advantages, targets = compute_gae(traj, last_value)
@@ -293,19 +293,20 @@ def make_train(config: TrainConfig, env, env_params=None, mesh: Optional[Mesh] =
         return runner._replace(train_state=train_state, rng=rng), metrics
 
     # -------------------------------------------------------------------- chunk
-    def train_chunk(runner: RunnerState, num_active):
+    def train_chunk(runner: RunnerState, num_active, env_params=env_params):
         """`log_interval` updates; those at index >= num_active are skipped.
 
         Skipping (instead of compiling a shorter chunk) runs a remainder with
-        the same compiled function (§2.8).
+        the same compiled function (§2.8). `env_params` is traced: a new
+        curriculum probability each chunk does not recompile (§1.7).
         """
-        metric_shapes = jax.eval_shape(lambda r: update(r)[1], runner)
+        metric_shapes = jax.eval_shape(lambda r: update(r, env_params)[1], runner)
 
         def skip(r):
             return r, jax.tree_util.tree_map(lambda s: jnp.zeros(s.shape, s.dtype), metric_shapes)
 
         def body(r, index):
-            return jax.lax.cond(index < num_active, update, skip, r)
+            return jax.lax.cond(index < num_active, lambda x: update(x, env_params), skip, r)
 
         return jax.lax.scan(body, runner, jnp.arange(config.log_interval))
 
