@@ -4,7 +4,11 @@ outcome against a trace's recorded expectations (``protocol.md`` §9.3).
 Tolerances (``rewards.md`` §2, ``observation.md`` §10): observation bits,
 mask and ``done`` exact; each reward component within 1e-4; the total within
 1e-4 + 1e-6·|reference|. The state (``getState`` vs ``state_to_json``) must be
-the identical JSON value.
+the identical JSON value. An outcome that carries its engine's own
+``obs_digest`` (the Swift CLI's, ``protocol.md`` §5.9, in ``Outcome.extra``)
+must match the digest of the other side's observation: that checks the Swift
+numeric encoder, where the entry-by-entry comparison checks the Python
+reference encoder of the Swift JSON observation.
 """
 
 from __future__ import annotations
@@ -59,11 +63,26 @@ def component_differences(left: dict, right: dict) -> list[Difference]:
             for k in REWARD_COMPONENT_NAMES if abs(left[k] - right[k]) > COMPONENT_TOLERANCE]
 
 
+def reported_digest_differences(left: Outcome, right: Outcome) -> list[Difference]:
+    """Each engine-reported ``obs_digest`` against the digest of the other side's observation."""
+    diffs = []
+    for reporter, other, field in ((left, right, "obs_digest (left engine's own)"),
+                                   (right, left, "obs_digest (right engine's own)")):
+        reported = reporter.extra.get("obs_digest")
+        if reported is not None:
+            expected = obs_digest(other.obs)
+            if reported != expected:
+                diffs.append(Difference(field, reported, expected) if reporter is left
+                             else Difference(field, expected, reported))
+    return diffs
+
+
 def compare_outcomes(left: Outcome, right: Outcome) -> list[Difference]:
     """Every difference between two engines' results of the same start or step."""
     if left.rejected or right.rejected:  # a rejected step is a divergence (protocol.md §9.3)
         return [Difference("action accepted", left.rejected or "accepted", right.rejected or "accepted")]
-    diffs = observation_differences(left.obs, right.obs) + mask_differences(left.mask, right.mask)
+    diffs = observation_differences(left.obs, right.obs) + reported_digest_differences(left, right)
+    diffs += mask_differences(left.mask, right.mask)
     if left.components is not None and right.components is not None:
         diffs += component_differences(left.components, right.components)
     if left.reward is not None and right.reward is not None and not total_within(left.reward, right.reward):
@@ -110,6 +129,9 @@ def expectation_differences(expect: StepLine | StartExpect, got: Outcome) -> lis
         digest = obs_digest(got.obs)
         if digest != expect.obs_digest:
             diffs.append(Difference("obs_digest", expect.obs_digest, digest))
+        reported = got.extra.get("obs_digest")
+        if reported is not None and reported != expect.obs_digest:
+            diffs.append(Difference("obs_digest (engine's own)", expect.obs_digest, reported))
     if expect.mask is not None:
         diffs += mask_differences(np.asarray(expect.mask, bool), got.mask)
     if isinstance(expect, StepLine):

@@ -6,7 +6,9 @@ observation, the bool[28] mask, the total reward, the 15 components and
 
 - :class:`SwiftAdapter` drives the Swift CLI through ``hackmatrix.cli_client``
   and turns its JSON observation into the flat vector with the reference
-  encoder of ``hackmatrix.observation`` (``observation.md`` §9).
+  encoder of ``hackmatrix.observation`` (``observation.md`` §9). It also asks
+  for the engine's own ``obs_digest`` (``protocol.md`` §5.9), kept in
+  ``Outcome.extra["obs_digest"]``, so the Swift numeric encoder is checked too.
 - :class:`JaxAdapter` runs ``hackmatrix.jax_env`` (jitted, on CPU) one episode
   at a time; the batched fuzzer has its own vmapped path (``parity.fuzz``).
 """
@@ -68,6 +70,15 @@ def swift_flat_observation(obs_json: dict) -> np.ndarray:
     return np.asarray(observation.encode_flat(obs_json), dtype=np.float32)
 
 
+def swift_obs_digest(response: dict) -> str:
+    """The ``obs_digest`` a Swift response carries when its request asked for it."""
+    digest = response.get("info", {}).get("obs_digest")
+    if digest is None:
+        raise RuntimeError("the Swift CLI sent no info.obs_digest for a request with obsDigest: true "
+                           "(it needs protocol 2.1); rebuild it with ./swift-build")
+    return digest
+
+
 class SwiftAdapter:
     """The Swift reference engine behind its JSON-lines CLI."""
 
@@ -79,15 +90,18 @@ class SwiftAdapter:
         self._cli = SwiftEngine(binary) if binary else SwiftEngine()
 
     def start(self, seed: int | None, state: dict | None) -> Outcome:
-        response = self._cli.set_state(state) if state is not None else self._cli.reset(seed)
+        # A null seed is an absent one (protocol.md §3.2): the engine picks it.
+        request = {"action": "setState", "state": state} if state is not None else {"action": "reset", "seed": seed}
+        response = self._cli.request({**request, "obsDigest": True})
         return Outcome(obs=swift_flat_observation(response["observation"]),
-                       mask=response["info"]["action_mask"])
+                       mask=response["info"]["action_mask"],
+                       extra={"obs_digest": swift_obs_digest(response)})
 
     def step(self, action: int) -> Outcome:
         from hackmatrix.cli_client import CliError
 
         try:
-            response = self._cli.step(action)
+            response = self._cli.request({"action": "step", "actionIndex": int(action), "obsDigest": True})
         except CliError as error:
             state = self._cli.get_state() if error.code != "no_game" else None
             return Outcome(obs=np.zeros(FLAT_SIZE, np.float32), mask=np.zeros(ACTION_COUNT, bool),
@@ -96,7 +110,7 @@ class SwiftAdapter:
         return Outcome(obs=swift_flat_observation(response["observation"]), mask=info["action_mask"],
                        reward=float(response["reward"]),
                        components=_components_from(info["reward_components"]),
-                       done=bool(response["done"]))
+                       done=bool(response["done"]), extra={"obs_digest": swift_obs_digest(response)})
 
     def get_state(self) -> dict:
         return self._cli.get_state()

@@ -225,13 +225,13 @@ def jax_episodes(batch: JaxBatch, config: FuzzConfig, rng: np.random.Generator, 
 
 
 def _step_mismatch(response: dict, episode: Episode, t: int) -> list[Difference]:
-    from parity.engines import swift_flat_observation
+    from parity.engines import swift_obs_digest
 
     if "error" in response:
         return [Difference("action accepted", str(response["error"]), "accepted")]
     diffs = []
-    if obs_digest(swift_flat_observation(response["observation"])) != episode.digests[t]:
-        diffs.append(Difference("obs_digest", "swift", "jax"))
+    if swift_obs_digest(response) != episode.digests[t]:
+        diffs.append(Difference("obs_digest", swift_obs_digest(response), episode.digests[t]))
     info = response["info"]
     if not np.array_equal(np.asarray(info["action_mask"], bool), episode.masks[t]):
         diffs.append(Difference("mask", info["action_mask"], episode.masks[t].tolist()))
@@ -246,14 +246,18 @@ def _step_mismatch(response: dict, episode: Episode, t: int) -> list[Difference]
 
 
 def verify_on_swift(pipe, episode: Episode) -> tuple[int, list[Difference]] | None:
-    """First step (-1 = start) where Swift disagrees with the JAX record, or None."""
-    from parity.engines import swift_flat_observation
+    """First step (-1 = start) where Swift disagrees with the JAX record, or None.
 
-    requests = [{"action": "setState", "state": episode.start_state} if episode.start_state is not None
-                else {"action": "reset", "seed": episode.seed}]
+    Observations are compared by the digest Swift computes itself (``obsDigest``,
+    protocol.md §5.9) against the JAX one: no Python encoding on this fast path."""
+    from parity.engines import swift_obs_digest
+
+    requests = [{"action": "setState", "state": episode.start_state, "obsDigest": True}
+                if episode.start_state is not None
+                else {"action": "reset", "seed": episode.seed, "obsDigest": True}]
     kinds = [("start", -1)]
     for t, action in enumerate(episode.actions):
-        requests.append({"action": "step", "actionIndex": action})
+        requests.append({"action": "step", "actionIndex": action, "obsDigest": True})
         kinds.append(("step", t))
         if t in episode.states:
             requests.append({"action": "getState"})
@@ -263,8 +267,8 @@ def verify_on_swift(pipe, episode: Episode) -> tuple[int, list[Difference]] | No
             if "error" in response:
                 return -1, [Difference("start accepted", str(response["error"]), "accepted")]
             diffs = []
-            if obs_digest(swift_flat_observation(response["observation"])) != episode.start_digest:
-                diffs.append(Difference("obs_digest", "swift", "jax"))
+            if swift_obs_digest(response) != episode.start_digest:
+                diffs.append(Difference("obs_digest", swift_obs_digest(response), episode.start_digest))
             if not np.array_equal(np.asarray(response["info"]["action_mask"], bool), episode.start_mask):
                 diffs.append(Difference("mask", "swift", "jax"))
         elif kind == "step":

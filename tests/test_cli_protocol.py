@@ -30,7 +30,7 @@ def responses(done: subprocess.CompletedProcess) -> list[dict]:
 def test_hello(swift_binary):
     (hello,) = responses(run(swift_binary, b'{"action": "hello"}\n'))
     assert hello["protocol"] == "hackmatrix-cli"
-    assert hello["protocolVersion"] == "2.0"
+    assert hello["protocolVersion"] == "2.1"
     assert hello["engineVersion"] == "0.1.0"
     assert hello["actionCount"] == 28
     assert hello["observationShapes"] == {"player": [10], "programs": [23], "grid": [6, 6, 42], "flat": [1545]}
@@ -57,10 +57,13 @@ def test_reset_with_seed_prints_an_observation(swift_binary):
 def test_arguments(swift_binary):
     quiet = run(swift_binary, b'{"action": "hello"}\n', "--headless-cli")
     assert quiet.returncode == 0 and quiet.stderr == b""
-    noisy = run(swift_binary, b'{"action": "hello"}\n', "--headless-cli", "--info", "--debug", "--frobnicate")
-    assert noisy.returncode == 0
-    assert b"--frobnicate" in noisy.stderr
+    noisy = run(swift_binary, b'{"action": "hello"}\n', "--headless-cli", "--info", "--debug")
+    assert noisy.returncode == 0 and b"ready" in noisy.stderr
     assert len(responses(noisy)) == 1
+    # An unknown argument is a usage error: nothing on stdout, a non-zero status.
+    wrong = run(swift_binary, b'{"action": "hello"}\n', "--headless-cli", "--frobnicate")
+    assert wrong.returncode == 2 and wrong.stdout == b""
+    assert b"unknown argument --frobnicate" in wrong.stderr and b"usage:" in wrong.stderr
 
 
 def test_every_line_is_answered_in_order_and_eof_exits_zero(swift_binary):

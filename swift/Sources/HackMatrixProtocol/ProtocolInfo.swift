@@ -3,7 +3,7 @@
 import HackMatrixCore
 
 public enum ProtocolInfo {
-    public static let protocolVersion = "2.0"
+    public static let protocolVersion = "2.1"
     public static let engineVersion = "0.1.0"
     public static let traceFormatVersion = 1
     public static let commands = [

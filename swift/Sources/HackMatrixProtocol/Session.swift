@@ -63,7 +63,8 @@ public struct Session {
             throw ProtocolError(.invalidRequest, "the request has no \"action\" (the command name)")
         }
         guard case .string(let command) = commandValue else {
-            throw ProtocolError(.invalidRequest, "\"action\" must be a string naming the command, not \(commandValue.typeName)")
+            throw ProtocolError(
+                .invalidRequest, "\"action\" must be a string naming the command, not \(commandValue.typeName)")
         }
         switch command {
         case "step": try step(request, into: &out)
@@ -84,7 +85,8 @@ public struct Session {
         case "getInternalState": writeInternalState(into: &out)
         case "hello", "version": ProtocolInfo.writeHello(to: &out)
         default:
-            throw ProtocolError(.unknownCommand, "unknown command \"\(command)\"", details: [("action", .string(command))])
+            throw ProtocolError(
+                .unknownCommand, "unknown command \"\(command)\"", details: [("action", .string(command))])
         }
     }
 
@@ -96,6 +98,7 @@ public struct Session {
     // MARK: - Commands
 
     private mutating func reset(_ request: JSONObject, into out: inout JSONWriter) throws(ProtocolError) {
+        let withDigest = try Self.wantsDigest(request)
         var seed: UInt32
         if let seedValue = request.present("seed") {
             guard seedValue.isIntegral, case .number(let d) = seedValue, d >= 0, d <= Double(UInt32.max) else {
@@ -114,7 +117,7 @@ public struct Session {
         out.key("seed"); out.int(Int(seed))
         out.key("info")
         out.beginObject()
-        writeMaskAndIndex(state, into: &out)
+        writeMaskAndIndex(state, digest: withDigest, into: &out)
         out.endObject()
         out.endObject()
     }
@@ -128,6 +131,7 @@ public struct Session {
                 .invalidRequest, "actionIndex must be an integer, not \(Self.describe(actionValue))",
                 details: [("actionIndex", actionValue)])
         }
+        let withDigest = try Self.wantsDigest(request)
         guard var state = game else { throw noGame }
         if state.outcome != .running {
             throw ProtocolError(.episodeOver, "the episode is over: send reset or setState to start another")
@@ -183,7 +187,7 @@ public struct Session {
             out.double(values[k])
         }
         out.endObject()
-        writeMaskAndIndex(state, into: &out)
+        writeMaskAndIndex(state, digest: withDigest, into: &out)
         out.endObject()
         out.endObject()
     }
@@ -195,6 +199,7 @@ public struct Session {
         guard case .object = stateValue else {
             throw ProtocolError(.invalidRequest, "\"state\" must be an object, not \(stateValue.typeName)")
         }
+        let withDigest = try Self.wantsDigest(request)
         let state: GameState
         do throws(StateError) {
             state = try StateDecoder.decode(stateValue)
@@ -207,9 +212,20 @@ public struct Session {
         ObservationWriter.write(state, to: &out)
         out.key("info")
         out.beginObject()
-        writeMaskAndIndex(state, into: &out)
+        writeMaskAndIndex(state, digest: withDigest, into: &out)
         out.endObject()
         out.endObject()
+    }
+
+    /// The optional `obsDigest` flag of reset, step and setState (protocol.md §5.9).
+    private static func wantsDigest(_ request: JSONObject) throws(ProtocolError) -> Bool {
+        guard let value = request.present("obsDigest") else { return false }
+        guard case .bool(let flag) = value else {
+            throw ProtocolError(
+                .invalidRequest, "obsDigest must be true or false, not \(describe(value))",
+                details: [("obsDigest", value)])
+        }
+        return flag
     }
 
     private func writeValidActions(into out: inout JSONWriter) {
@@ -271,8 +287,9 @@ public struct Session {
         out.endObject()
     }
 
-    /// `"action_mask": [...28...], "step_index": n` inside an open info object.
-    private func writeMaskAndIndex(_ state: GameState, into out: inout JSONWriter) {
+    /// `"action_mask": [...28...], "step_index": n` inside an open info object,
+    /// then `"obs_digest"` when the request asked for it.
+    private func writeMaskAndIndex(_ state: GameState, digest: Bool, into out: inout JSONWriter) {
         out.key("action_mask")
         out.beginArray()
         for allowed in state.actionMask() {
@@ -281,6 +298,7 @@ public struct Session {
         }
         out.endArray()
         out.key("step_index"); out.int(Int(state.stepIndex))
+        if digest { out.key("obs_digest"); out.string(ObservationDigest.digest(of: state)) }
     }
 
     /// What a rejected request value is, for messages ("3.5", "a string").

@@ -2,6 +2,7 @@
 import XCTest
 import HackMatrixCore
 @testable import HackMatrixProtocol
+import HackMatrixTestSupport
 
 final class SessionTests: XCTestCase {
     func testHelloAndVersion() {
@@ -9,7 +10,7 @@ final class SessionTests: XCTestCase {
         for command in ["hello", "version"] {
             let r = send(&session, "{\"action\":\"\(command)\"}")
             XCTAssertEqual(r["protocol"]?.string, "hackmatrix-cli")
-            XCTAssertEqual(r["protocolVersion"]?.string, "2.0")
+            XCTAssertEqual(r["protocolVersion"]?.string, "2.1")
             XCTAssertEqual(r["engine"]?.string, "hackmatrix-swift")
             XCTAssertEqual(r["engineVersion"]?.string, "0.1.0")
             XCTAssertEqual(r["actionCount"]?.int, 28)
