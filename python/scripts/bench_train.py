@@ -31,7 +31,7 @@ def bench_one(env, num_envs: int, args) -> dict:
     from hackmatrix.purejaxrl.train import make_mesh, make_train
 
     config = TrainConfig(num_envs=num_envs, num_steps=args.num_steps, log_interval=args.chunk,
-                         hidden_dim=args.hidden_dim, bf16=args.bf16)
+                         hidden_dim=args.hidden_dim, bf16=args.bf16, network=args.network)
     auto_scale_for_batch_size(config)
     trainer = make_train(config, env, mesh=make_mesh(jax.devices()))
     runner = trainer.init(jax.random.PRNGKey(0))
@@ -54,7 +54,7 @@ def bench_one(env, num_envs: int, args) -> dict:
     return {
         "num_envs": num_envs, "num_steps": config.num_steps, "batch_size": config.batch_size,
         "num_minibatches": config.num_minibatches, "update_epochs": config.update_epochs,
-        "hidden_dim": config.hidden_dim, "bf16": config.bf16,
+        "hidden_dim": config.hidden_dim, "bf16": config.bf16, "network": config.network,
         "compile_seconds": round(compile_seconds, 2), "timed_seconds": round(elapsed, 2),
         "updates": chunks * args.chunk, "env_steps": steps,
         "steps_per_second": round(steps / elapsed, 1),
@@ -70,6 +70,7 @@ def main() -> int:
     parser.add_argument("--chunk", type=int, default=1, help="updates per compiled call")
     parser.add_argument("--min-seconds", type=float, default=5.0)
     parser.add_argument("--bf16", action="store_true")
+    parser.add_argument("--network", choices=("mlp", "grid"), default="mlp")
     parser.add_argument("--env-module", default="hackmatrix.jax_env")
     parser.add_argument("--output", default="bench_results/bench_train.json")
     args = parser.parse_args()
@@ -85,7 +86,7 @@ def main() -> int:
     devices = describe_devices()
     results = []
     print(f"device: {devices['device_type']} x{devices['device_count']} ({devices['device_kind']}), "
-          f"jax {jax.__version__}, game {args.env_module}")
+          f"jax {jax.__version__}, game {args.env_module}, network {args.network}")
     header = f"{'num_envs':>8} {'batch':>9} {'mb x ep':>8} {'compile s':>10} {'steps/s':>12} {'vs 5.4k':>8}"
     print(header)
     print("-" * len(header))

@@ -141,7 +141,8 @@ def main(argv=None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     arch = policy.architecture
-    print(f"policy {policy.source}: hidden_dim {arch.hidden_dim}, num_layers {arch.num_layers}, "
+    print(f"policy {policy.source}: {arch.network} network, hidden_dim {arch.hidden_dim}, "
+          f"num_layers {arch.num_layers}, "
           f"{'sampled' if args.sample else 'greedy'} actions", flush=True)
 
     log_level = "debug" if args.debug else ("info" if args.info else None)

@@ -55,15 +55,16 @@ def test_empty_mask_is_flagged_not_silently_sampled():
 def sharpen_policy(runner, factor=20.0):
     """Scale the actor head so the policy is far from uniform (stale obs would then show in KL)."""
     params = runner.train_state.params
-    head = f"Dense_{len(params['params']) - 2}"
+    head = "actor" if "actor" in params["params"] else f"Dense_{len(params['params']) - 2}"
     params = jax.tree_util.tree_map(lambda x: x, params)
     params["params"][head]["kernel"] = params["params"][head]["kernel"] * factor
     return runner._replace(train_state=runner.train_state.replace(params=params))
 
 
-def test_lr_zero_update_has_zero_kl_and_no_clipping_and_skipped_updates_are_no_ops(game_module):
+@pytest.mark.parametrize("network", ["mlp", "grid"])
+def test_lr_zero_update_has_zero_kl_and_no_clipping_and_skipped_updates_are_no_ops(game_module, network):
     config = TrainConfig(num_envs=8, num_steps=32, lr=0.0, hidden_dim=32, log_interval=1,
-                         num_minibatches=2, update_epochs=2)
+                         num_minibatches=2, update_epochs=2, network=network)
     auto_scale_for_batch_size(config)
     trainer = make_train(config, game_module)
     runner = sharpen_policy(trainer.init(jax.random.PRNGKey(3)))

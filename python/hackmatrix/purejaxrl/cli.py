@@ -68,7 +68,7 @@ def print_config_table(config: cfg.TrainConfig) -> None:
         ("clip_eps", config.clip_eps), ("vf_coef", config.vf_coef), ("ent_coef", config.ent_coef),
         ("max_grad_norm", config.max_grad_norm), ("hidden_dim", config.hidden_dim),
         ("num_layers", config.num_layers), ("log_interval (chunk)", config.log_interval),
-        ("bf16", config.bf16), ("seed", config.seed),
+        ("bf16", config.bf16), ("seed", config.seed), ("network", config.network),
         ("reward_weights", cfg.format_reward_weights(config.reward_weights)),
     ]
     lines = [f" {name:<22} {value!s:>14} " for name, value in rows]
@@ -173,7 +173,8 @@ def _train(args, explicit, env) -> int:
         if stored.get("reward_weights") != config.reward_weights:
             say(f"Note: reward weights change from {cfg.format_reward_weights(stored.get('reward_weights'))} "
                 f"to {cfg.format_reward_weights(config.reward_weights)}")
-        for key in ("hidden_dim", "num_layers"):
+        stored = {"network": "mlp", **stored}   # checkpoints from before --network are mlp
+        for key in ("hidden_dim", "num_layers", "network"):
             if stored.get(key) != getattr(config, key):
                 raise CheckpointError(f"checkpoint {resume_path}: trained with {key}={stored.get(key)}, "
                                       f"but this run asks for {getattr(config, key)}")
@@ -220,6 +221,10 @@ def _train(args, explicit, env) -> int:
     env = env if env is not None else load_env(args.env_module)
     mesh = make_mesh(jax.devices())
     trainer = make_train(config, env, *chunk_env_args(start_update), mesh=mesh)
+    if is_main:
+        from .network import describe_network
+
+        say(describe_network(trainer.network))
     episode_gif = None
     if is_main and not args.no_episode_gif:
         from .episode_gif import EpisodeGif

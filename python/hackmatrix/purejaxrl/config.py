@@ -48,6 +48,7 @@ class TrainConfig:
     bf16: bool = False
     # {component name: weight} for `--reward-weights`; None trains on the env's reward as is.
     reward_weights: Optional[dict[str, float]] = None
+    network: str = "mlp"          # "mlp" or "grid" (training.md §2.3)
     # Curriculum starts (§1.7, curriculum_flags.py); all unset: canonical starts only.
     curriculum: Optional[str] = None
     curriculum_stages: Optional[str] = None
@@ -286,6 +287,9 @@ def build_parser() -> argparse.ArgumentParser:
     g = p.add_argument_group("network")
     g.add_argument("--hidden-dim", type=int, default=256)
     g.add_argument("--num-layers", type=int, default=2)
+    g.add_argument("--network", choices=("mlp", "grid"), default="mlp",
+                   help="mlp: Dense layers on the flat observation; grid: a per-cell encoder and 3x3 "
+                        "convolutions over the 6x6 board, then the trunk (training.md §2.3)")
     g.add_argument("--bf16", action="store_true",
                    help="bfloat16 network compute; params and Adam state stay float32")
 

@@ -125,7 +125,7 @@ def make_train(config: TrainConfig, env, env_params=None, mesh: Optional[Mesh] =
     reward_names = tuple(env.REWARD_COMPONENT_NAMES)
     weigh_reward = make_reward_weighting(config.reward_weights, reward_names)
 
-    network = make_network(config.hidden_dim, config.num_layers, config.bf16)
+    network = make_network(config.hidden_dim, config.num_layers, config.bf16, config.network)
     optimizer = make_optimizer(config)
     num_envs, num_steps = config.num_envs, config.num_steps
     num_minibatches, batch_size = config.num_minibatches, config.batch_size

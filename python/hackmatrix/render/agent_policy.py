@@ -1,12 +1,13 @@
 """A trained JAX policy, loaded for watching (training.md §5.1).
 
 Finds the parameters file (`--latest` rules, run directories, `.pkl` or
-`.npz`), detects the network's width and depth from the parameter names
-(`Dense_0 .. Dense_{L-1}` trunk, `Dense_L` actor, `Dense_{L+1}` critic,
-training.md §2.3), checks them with a forward pass on a zero observation,
-and picks actions: greedy (argmax of the masked logits) or sampled from the
-masked softmax. The network itself is the trainer's `ActorCritic`, so the
-viewer runs exactly the model that was trained.
+`.npz`), detects the network (mlp or grid) and its sizes from the parameter
+names and shapes (mlp: `Dense_0 .. Dense_{L-1}` trunk, `Dense_L` actor,
+`Dense_{L+1}` critic; grid: `cell_encoder`, `conv_i`, `cell_out`, `trunk_i`,
+`actor`, `critic`; training.md §2.3), checks them with a forward pass on a
+zero observation, and picks actions: greedy (argmax of the masked logits) or
+sampled from the masked softmax. The network is built by the trainer's own
+`network_from_config`, so the viewer runs exactly the model that was trained.
 """
 
 from __future__ import annotations
@@ -102,18 +103,26 @@ def load_param_tree(path: Path) -> dict:
 class Architecture:
     hidden_dim: int
     num_layers: int
+    network: str = "mlp"
+    # the grid network's per-cell sizes (training.md §2.3); () for the mlp
+    grid_sizes: tuple = ()
+
+    def config(self) -> dict:
+        """The training-config entries `network_from_config` builds this network from."""
+        return {"network": self.network, "hidden_dim": self.hidden_dim, "num_layers": self.num_layers,
+                **dict(self.grid_sizes)}
 
 
 def detect_architecture(tree: dict, source: str = "parameters") -> Architecture:
-    params = tree["params"]
-    dense = sorted((int(m.group(1)), name) for name in params if (m := re.fullmatch(r"Dense_(\d+)", name)))
-    if len(dense) < 3 or [i for i, _ in dense] != list(range(len(dense))):
-        raise PolicyLoadError(f"{source}: expected Dense_0..Dense_(L+1) (trunk, actor, critic), "
-                              f"found {sorted(params)}")
-    kernel = np.asarray(params["Dense_0"]["kernel"])
-    if kernel.ndim != 2:
-        raise PolicyLoadError(f"{source}: Dense_0.kernel has shape {kernel.shape}, expected 2 dimensions")
-    return Architecture(hidden_dim=int(kernel.shape[1]), num_layers=len(dense) - 2)
+    from hackmatrix.purejaxrl.network import network_config_from_params
+
+    try:
+        found = network_config_from_params(tree)
+    except ValueError as error:
+        raise PolicyLoadError(f"{source}: {error}") from error
+    grid_sizes = tuple((k, v) for k, v in found.items() if k not in ("network", "hidden_dim", "num_layers"))
+    return Architecture(hidden_dim=found["hidden_dim"], num_layers=found["num_layers"],
+                        network=found["network"], grid_sizes=grid_sizes)
 
 
 def _shapes(tree) -> dict[str, tuple]:
@@ -130,11 +139,11 @@ class Policy:
     def __init__(self, tree: dict, architecture: Architecture, source: str = "parameters", seed: int = 0):
         import jax
 
-        from hackmatrix.purejaxrl.network import ActorCritic
+        from hackmatrix.purejaxrl.network import network_from_config
 
         self.architecture = architecture
         self.source = source
-        self._network = ActorCritic(hidden_dim=architecture.hidden_dim, num_layers=architecture.num_layers)
+        self._network = network_from_config(architecture.config())
         expected = jax.eval_shape(self._network.init, jax.random.PRNGKey(0), np.zeros((OBS_SIZE,), np.float32))
         want, have = _shapes(expected), _shapes(tree)
         if want != have:
@@ -182,5 +191,6 @@ def load_policy(path: str | Path, *, hidden_dim: int | None = None, num_layers: 
     tree = load_param_tree(path)
     detected = detect_architecture(tree, str(path))
     architecture = Architecture(hidden_dim=hidden_dim if hidden_dim is not None else detected.hidden_dim,
-                                num_layers=num_layers if num_layers is not None else detected.num_layers)
+                                num_layers=num_layers if num_layers is not None else detected.num_layers,
+                                network=detected.network, grid_sizes=detected.grid_sizes)
     return Policy(tree, architecture, source=str(path), seed=seed)
