@@ -218,7 +218,7 @@ def test_watch_a_freshly_trained_checkpoint(tmp_path, jax_cache):
 
     train = subprocess.run(
         [sys.executable, str(REPO / "python/scripts/train_purejaxrl.py"), "--num-envs", "4", "--num-steps", "8",
-         "--total-timesteps", "64", "--hidden-dim", "16", "--num-layers", "1", "--no-wandb",
+         "--total-timesteps", "64", "--hidden-dim", "16", "--num-layers", "1", "--no-wandb", "--eval-episodes", "0",
          "--checkpoint-dir", str(tmp_path / "checkpoints")],
         cwd=tmp_path, env=_script_env(jax_cache), capture_output=True, text=True, timeout=900)
     assert train.returncode == 0, train.stdout[-3000:] + train.stderr[-3000:]

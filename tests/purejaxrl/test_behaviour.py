@@ -179,6 +179,7 @@ def test_policies_load_from_each_kind_of_path(tiny_run, which):
     _same_params(policy, saved[1 if which in ("npz", "pkl") else 2])
     assert policy.network.hidden_dim == 16 and policy.network.num_layers == 1
     assert policy.config["hidden_dim"] == 16 and not policy.is_random
+    assert {leaf.dtype for leaf in jax.tree_util.tree_leaves(policy.params)} == {np.dtype(np.float32)}
     logits, _ = policy.network.apply(policy.params, np.zeros((2, OBS_SIZE), np.float32))
     assert logits.shape == (2, 28)
 
@@ -261,4 +262,19 @@ def test_training_metrics_use_the_eval_namespace(random_result):
     assert metrics["eval/num_episodes"] == GAMES
     assert metrics["eval/stage1_exit_rate"] == random_result.summary["stage1_exit_rate"]
     assert sum(metrics[f"eval/end_{e}_rate"] for e in bh.ENDS) == pytest.approx(1.0)
-    assert metrics["eval/seconds"] == 1.5 and "eval/program/undo" in metrics
+    assert metrics["eval/seconds"] == 1.5
+
+
+@pytest.mark.slow  # a tiny training run: about a minute with a warm compilation cache
+def test_each_checkpoint_logs_its_evaluation(tmp_path, capsys):
+    """A tiny training run with the evaluation on: one eval/* record per save, after the chunk's record."""
+    from test_runs import BATCH, read_metrics, train
+
+    assert train(tmp_path, "--total-timesteps", str(4 * BATCH), "--eval-episodes", "3",
+                 "--eval-policy", "sample") == 0
+    records = read_metrics(tmp_path / "run")
+    evals = [r for r in records if "eval/num_episodes" in r]
+    assert [r["update"] for r in evals] == [2, 4]  # the scheduled save and the final one
+    assert all(r["eval/num_episodes"] == 3 and not any(k.startswith("train/") for k in r) for r in evals)
+    assert sum(evals[-1][f"eval/end_{e}_rate"] for e in bh.ENDS) == pytest.approx(1.0)
+    assert "Eval (sample, 3 games" in capsys.readouterr().out

@@ -22,7 +22,8 @@ from hackmatrix.purejaxrl.checkpoint import (CheckpointError, atomic_write, load
                                              load_params)
 
 TINY = ["--num-envs", "8", "--num-steps", "16", "--hidden-dim", "32", "--log-interval", "2",
-        "--num-minibatches", "2", "--update-epochs", "2", "--no-wandb", "--save-interval", "2"]
+        "--num-minibatches", "2", "--update-epochs", "2", "--no-wandb", "--save-interval", "2",
+        "--eval-episodes", "0"]  # test_behaviour.py covers the checkpoint evaluation
 BATCH = 8 * 16
 
 

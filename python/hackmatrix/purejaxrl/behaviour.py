@@ -434,7 +434,6 @@ def training_metrics(summary: dict, seconds: float) -> dict[str, float]:
     metrics = {key: float("nan") if summary[name] is None else float(summary[name])
                for key, name in TRAINING_KEYS.items()}
     metrics.update({f"eval/end_{name}_rate": summary["ends"][name] / n for name in ENDS})
-    metrics.update({f"eval/program/{name}": v for name, v in summary["program_uses_per_episode"].items()})
     metrics["eval/seconds"] = seconds
     return metrics
 

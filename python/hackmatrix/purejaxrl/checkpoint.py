@@ -358,6 +358,7 @@ def load_policy(path: Path) -> StoredPolicy:
         network = network_for_params(params, config)
     except ValueError as error:
         raise CheckpointError(f"parameters {source}: {error}") from error
-    template = jax.eval_shape(network.init, jax.random.PRNGKey(0), np.zeros((1, OBS_SIZE), np.float32))
+    shapes = jax.eval_shape(network.init, jax.random.PRNGKey(0), np.zeros((1, OBS_SIZE), np.float32))
+    template = jax.tree_util.tree_map(lambda s: np.zeros(s.shape, s.dtype), shapes)
     params = _match_tree(source, "params", template, params)
     return StoredPolicy(network=network, params=params, source=source, config=config)

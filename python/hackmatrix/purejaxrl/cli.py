@@ -8,6 +8,7 @@ log line and a checkpoint check after each one.
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import time
@@ -19,7 +20,8 @@ from . import config as cfg
 from . import curriculum_flags
 from .checkpoint import (CheckpointError, load_checkpoint, next_run_name, resolve_resume,
                          restore_runner, save_checkpoint, save_params_npz)
-from .device import describe_devices, enable_compilation_cache, initialize_multi_host, to_host
+from .device import (agree_across_processes, describe_devices, enable_compilation_cache,
+                     initialize_multi_host, peer_failure_message, sync_processes, to_host)
 from .console import Progress, chunk_line, grouped_table, run_summary, warning_line
 from .health import HealthMonitor
 from .metrics import MetricsLogger, add_progress, aggregate_chunk, git_commit, read_metrics_file
@@ -96,6 +98,14 @@ def main(argv: Optional[Sequence[str]] = None, env=None) -> int:
     except (ValueError, CheckpointError, FileExistsError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    except Exception as error:  # noqa: BLE001 - only a failed multi-host collective is handled here
+        message = peer_failure_message(error)
+        if message is None:
+            raise
+        print(f"error: {message}", file=sys.stderr, flush=True)
+        sys.stdout.flush()
+        # Skip jax's shutdown barrier: the dead peer would hold it until the heartbeat timeout.
+        os._exit(3)
 
 
 def _train(args, explicit, env) -> int:
@@ -107,8 +117,10 @@ def _train(args, explicit, env) -> int:
     resume_path = resolve_resume(args.resume, args.resume_run, checkpoint_dir, cfg.RESUME_LATEST)
     payload = load_checkpoint(resume_path) if resume_path else None
 
-    if args.multi_host:
-        initialize_multi_host()
+    if args.multi_host or any(value is not None for value in (
+            args.coordinator_address, args.num_processes, args.process_id)):
+        initialize_multi_host(args.coordinator_address, args.num_processes, args.process_id,
+                              args.distributed_timeout)
     cache_dir = enable_compilation_cache()
     import jax
 
@@ -130,7 +142,6 @@ def _train(args, explicit, env) -> int:
             return ()
         probability = curriculum.probability(update, config.num_updates)
         return (curriculum_flags.env_params_for(env, curriculum, probability),)
-
 
     devices = describe_devices()
     is_main = devices["process_index"] == 0
@@ -195,6 +206,7 @@ def _train(args, explicit, env) -> int:
         say("Nothing left to train: the checkpoint already reached --total-timesteps "
             "(give a larger total to extend the run)")
         return 0
+    sync_processes("run directory checked")  # before process 0 creates it, or the others would refuse it
     if is_main:
         run_dir.mkdir(parents=True, exist_ok=True)
 
@@ -230,11 +242,16 @@ def _train(args, explicit, env) -> int:
         from .episode_gif import EpisodeGif
 
         episode_gif = EpisodeGif(env, trainer.network, run_dir, seed=config.seed, say=say)
+    checkpoint_eval = None
+    if is_main and args.eval_episodes > 0:
+        from .behaviour import CheckpointEvaluation
+
+        checkpoint_eval = CheckpointEvaluation(env, trainer.network, episodes=args.eval_episodes,
+                                               mode=args.eval_policy, say=say)
     runner = trainer.init(jax.random.PRNGKey(config.seed))
     if payload is not None:
         runner, env_restored = restore_runner(
-            resume_path, payload, to_host(runner), reset_optimizer=args.reset_optimizer,
-            restore_env=devices["process_count"] == 1)
+            resume_path, payload, to_host(runner), reset_optimizer=args.reset_optimizer)
         runner = place_runner_state(trainer, runner)
         say("Restored params" + ("" if args.reset_optimizer else ", Adam state")
             + ", RNG key" + (" and the env batch" if env_restored else "; environments start fresh"))
@@ -246,19 +263,24 @@ def _train(args, explicit, env) -> int:
     last_metrics: dict = payload["metrics"] if payload else {}
     last_save_update, last_save_time = update, None
 
-    def save(reason: str, with_gif: bool = True):
+    def save(reason: str, with_extras: bool = True):
+        """Checkpoint files, then (unless `with_extras` is off) the episode GIF and the eval/* games."""
+        host_runner = to_host(runner)  # on every process: the env batch is gathered from all
         if not is_main:
             return
-        pkl, npz = save_checkpoint(run_dir, update, runner, full_config, metrics=last_metrics,
+        pkl, npz = save_checkpoint(run_dir, update, host_runner, full_config, metrics=last_metrics,
                                    metrics_history=history, last_logged_step=last_logged,
-                                   timesteps=timesteps,
-                                   include_env_state=devices["process_count"] == 1)
+                                   timesteps=timesteps)
         say(f"Saved {pkl.name} and {npz.name} ({reason})")
         logger.upload(pkl, f"checkpoint-{update}")
-        if episode_gif is not None and with_gif:
-            gif = episode_gif.record(update, runner.train_state.params, logger)
+        if episode_gif is not None and with_extras:
+            gif = episode_gif.record(update, host_runner.train_state.params, logger)
             if gif is not None:
                 say(f"Saved {gif.name}")
+        if checkpoint_eval is not None and with_extras:
+            eval_metrics = checkpoint_eval.run(update, host_runner.train_state.params)
+            if eval_metrics is not None:
+                logger.log(update, eval_metrics)
 
     def print_summary():
         # The file also holds eval/* records and, after a resume, the whole run.
@@ -274,8 +296,10 @@ def _train(args, explicit, env) -> int:
     health.prime(history)   # a resume continues the windows of the oscillation checks
     first_chunk = True
     warnings.filterwarnings("ignore", message="Some donated buffers were not usable")
+    # Every process stops at the same chunk (see agree_across_processes).
+    stopping, _ = agree_across_processes(stop.signal_name is not None, False)
     try:
-        while update < config.num_updates and stop.signal_name is None:
+        while update < config.num_updates and not stopping:
             active = min(config.log_interval, config.num_updates - update)
             chunk_start = time.time()
             runner, per_update = trainer.train_chunk(runner, active, *chunk_env_args(update))
@@ -310,16 +334,18 @@ def _train(args, explicit, env) -> int:
                 last_save_time = time.time()  # compile time does not count toward the first save
             due = (update - last_save_update >= args.save_interval if args.save_interval is not None
                    else time.time() - last_save_time >= args.save_interval_minutes * 60)
+            stopping, due = agree_across_processes(stop.signal_name is not None, due)
             if due and update < config.num_updates:
                 save("scheduled")
                 last_save_update, last_save_time = update, time.time()
 
-        if stop.signal_name is not None:
+        if stopping:
+            stop.signal_name = stop.signal_name or "a stop request on another process"
             if update == start_update:
                 say("Interrupted before the first chunk finished: nothing to save")
             else:
-                # No GIF here: shutting down promptly matters more than one more picture.
-                save(f"interrupted by {stop.signal_name}", with_gif=False)
+                # No GIF or evaluation here: shutting down promptly matters more.
+                save(f"interrupted by {stop.signal_name}", with_extras=False)
                 if is_main:
                     save_params_npz(run_dir / "interrupted_params.npz", runner.train_state.params)
                 print_summary()

@@ -315,6 +315,11 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--no-episode-gif", action="store_true",
                    help="do not play one greedy episode at each checkpoint and save it as "
                         "episode_{update}.gif in the run directory (and to W&B)")
+    g.add_argument("--eval-episodes", type=_non_negative_int, default=256,
+                   help="games of the behaviour evaluation played at each checkpoint, logged as "
+                        "eval/* (training.md §9.5); 0 turns it off (default 256)")
+    g.add_argument("--eval-policy", choices=("greedy", "sample"), default="greedy",
+                   help="how the checkpoint evaluation picks actions (default greedy)")
 
     g = p.add_argument_group("resume and other")
     g.add_argument("--resume", nargs="?", const=RESUME_LATEST, default=None,
@@ -328,8 +333,30 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--env-module", default="hackmatrix.jax_env",
                    help="import path of the game module (a jax_env-compatible stand-in for tests)")
     g.add_argument("--multi-host", action="store_true",
-                   help="call jax.distributed.initialize() and train over every host's devices")
+                   help="call jax.distributed.initialize() and train over every process's devices "
+                        "(implied by the three flags below; see training-guide.md, Multi-host)")
+    g.add_argument("--coordinator-address", default=None, metavar="HOST:PORT",
+                   help="process 0's address (default $JAX_COORDINATOR_ADDRESS, else detected "
+                        "on a TPU pod / SLURM / Open MPI)")
+    g.add_argument("--num-processes", type=int, default=None,
+                   help="processes in the run (default $JAX_NUM_PROCESSES, else detected)")
+    g.add_argument("--process-id", type=int, default=None,
+                   help="this process's index, 0 writes the files (default $JAX_PROCESS_ID, "
+                        "else detected)")
+    g.add_argument("--distributed-timeout", type=int, default=300, metavar="SECONDS",
+                   help="multi-host: how long to wait for every process to join, and how soon a "
+                        "process whose peer stopped answering exits with an error")
     return p
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
 
 
 def _reward_weights_arg(text: str) -> dict[str, float]:
