@@ -40,7 +40,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--first-seed", type=int, default=0,
                    help="index of the first game; games first..first+episodes-1 (default 0)")
     p.add_argument("--max-steps", type=int, default=bh.DEFAULT_MAX_STEPS,
-                   help=f"step cap per game; a game still running then is unfinished (default {bh.DEFAULT_MAX_STEPS:,})")
+                   help=f"step cap per game; a game still running then is unfinished "
+                        f"(default {bh.DEFAULT_MAX_STEPS:,})")
     p.add_argument("--batch", type=int, default=bh.DEFAULT_BATCH,
                    help=f"games played at once (default {bh.DEFAULT_BATCH})")
     p.add_argument("--seed", type=int, default=0, help="key of the sampled and random policies (default 0)")

@@ -278,3 +278,12 @@ def test_each_checkpoint_logs_its_evaluation(tmp_path, capsys):
     assert all(r["eval/num_episodes"] == 3 and not any(k.startswith("train/") for k in r) for r in evals)
     assert sum(evals[-1][f"eval/end_{e}_rate"] for e in bh.ENDS) == pytest.approx(1.0)
     assert "Eval (sample, 3 games" in capsys.readouterr().out
+
+
+def test_program_names_match_the_engine():
+    """behaviour.py keeps its own copy (purejaxrl imports no game module at import time)."""
+    from hackmatrix.jax_env import constants
+
+    assert bh.PROGRAM_NAMES == constants.PROGRAM_NAMES
+    assert bh.RESET_ACTION == 5 + constants.RESET and bh.MAX_HP == constants.MAX_HP
+    assert (bh.NUM_STAGES, bh.SIPHON_ACTION) == (constants.LAST_STAGE, 4)

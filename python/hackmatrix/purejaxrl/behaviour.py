@@ -354,7 +354,10 @@ def format_table(results: list[Result]) -> str:
     headers = [r.name for r in results]
     first = max(len(name) for name, _ in rows)
     widths = [max(len(h), *(len(cells[i]) for _, cells in rows)) for i, h in enumerate(headers)]
-    line = lambda name, cells: "  ".join([name.ljust(first), *(c.rjust(w) for c, w in zip(cells, widths))])  # noqa: E731
+
+    def line(name, cells):
+        return "  ".join([name.ljust(first), *(c.rjust(w) for c, w in zip(cells, widths))])
+
     out = [line("", headers), line("-" * first, ["-" * w for w in widths])]
     out += [line(name, cells) for name, cells in rows]
     return "\n".join(out)
