@@ -13,7 +13,7 @@ import standin_env
 from hackmatrix.purejaxrl import health
 from hackmatrix.purejaxrl.config import TrainConfig
 from hackmatrix.purejaxrl.health import HealthMonitor
-from hackmatrix.purejaxrl.metrics import aggregate_chunk
+from hackmatrix.purejaxrl.metrics import MetricsLogger, aggregate_chunk, read_metrics_file
 from hackmatrix.purejaxrl.train import make_train
 
 
@@ -199,3 +199,30 @@ def test_valid_fractions_and_final_stage_match_a_numpy_count_over_the_rollout():
     assert done.sum() == metrics["train/num_episodes"] > 0
     assert metrics["stats/mean_final_stage"] == pytest.approx(stage[done].mean())
     assert "final_stage_sum" not in metrics
+
+
+# ------------------------------------------------------------------ where warnings go
+def test_warnings_go_to_metrics_jsonl_and_only_to_an_online_wandb(tmp_path):
+    (warning,) = run(with_changes(8, _kl))
+    logger = MetricsLogger(tmp_path, False, project="p", entity=None, run_name="r", config={})
+    logger.log(60, {"train/approx_kl": 0.12}, {"health/warnings": [warning.to_json()]})
+    logger.log(70, {"train/approx_kl": 0.12})
+    first, second = read_metrics_file(tmp_path / "metrics.jsonl")
+    assert first["health/warnings"][0]["check"] == "approx_kl_high" and first["train/approx_kl"] == 0.12
+    assert "health/warnings" not in second
+
+    class FakeRun:
+        offline = False
+        alerts = []
+
+        def alert(self, **kwargs):
+            self.alerts.append(kwargs)
+
+    logger.alert("ignored: no W&B run", "text")
+    logger.run = FakeRun()
+    logger.alert("HackMatrix r: approx_kl_high", warning.text())
+    logger.run.offline = True
+    logger.alert("not sent offline", "text")
+    assert FakeRun.alerts == [{"title": "HackMatrix r: approx_kl_high", "text": warning.text(),
+                               "level": "WARN"}]
+    logger.run = None

@@ -166,7 +166,7 @@ def _multi_key_panel(ax, runs, prefix, title, skip=()):
             ax.plot(run.steps[ok], values[ok], color=cmap[i], ls=LINESTYLES[j % len(LINESTYLES)],
                     lw=1.3, marker="o" if ok.sum() < 3 else None, ms=3, label=label)
             label = None   # one legend entry per key
-    ax.legend(loc="best", fontsize=6.5, ncol=2)
+    ax.legend(loc="best", fontsize=6.5, ncol=2, framealpha=0.6)
     ax.set_title(title + (" (line style = run)" if len(runs) > 1 else ""))
 
 
