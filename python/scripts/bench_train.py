@@ -7,6 +7,7 @@ whole PPO updates (rollout + GAE + epochs), timed over at least
 bench_results/bench_train.json.
 
     JAX_PLATFORMS=cpu python python/scripts/bench_train.py             # 64, 256, 2048
+    JAX_PLATFORMS=cpu python python/scripts/bench_train.py --num-envs 2048 --cpu-devices 2
     python python/scripts/bench_train.py --num-envs 2048 8192 32768    # on a GPU/TPU
 """
 
@@ -14,12 +15,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from hackmatrix.host_devices import request_cpu_devices  # noqa: E402  (imports no jax)
 
 BASELINE_STEPS_PER_SECOND = 5_400  # the original trainer on this class of CPU (seed figure)
 
@@ -42,7 +46,7 @@ def bench_one(env, num_envs: int, args) -> dict:
 
     runner, metrics = compiled(runner, args.chunk)          # warm-up
     jax.block_until_ready(metrics)
-    chunks, start = 0, time.perf_counter()
+    chunks, start, cpu_start = 0, time.perf_counter(), time.process_time()
     while True:
         runner, metrics = compiled(runner, args.chunk)
         jax.block_until_ready(metrics)
@@ -50,6 +54,7 @@ def bench_one(env, num_envs: int, args) -> dict:
         elapsed = time.perf_counter() - start
         if elapsed >= args.min_seconds:
             break
+    cpu_seconds = time.process_time() - cpu_start
     steps = chunks * args.chunk * config.batch_size
     return {
         "num_envs": num_envs, "num_steps": config.num_steps, "batch_size": config.batch_size,
@@ -59,6 +64,10 @@ def bench_one(env, num_envs: int, args) -> dict:
         "updates": chunks * args.chunk, "env_steps": steps,
         "steps_per_second": round(steps / elapsed, 1),
         "updates_per_second": round(chunks * args.chunk / elapsed, 3),
+        # Process CPU time (all threads) per env step: on a shared machine it
+        # moves far less with the neighbours' load than the wall-clock rate.
+        "cpu_us_per_step": round(cpu_seconds / steps * 1e6, 2),
+        "loadavg_1min_after": round(os.getloadavg()[0], 2),
     }
 
 
@@ -73,7 +82,12 @@ def main() -> int:
     parser.add_argument("--network", choices=("mlp", "grid"), default="mlp")
     parser.add_argument("--env-module", default="hackmatrix.jax_env")
     parser.add_argument("--output", default="bench_results/bench_train.json")
+    parser.add_argument("--cpu-devices", type=int, default=1,
+                        help="split a CPU host into this many XLA devices; the env batch is "
+                             "sharded over them (data parallel, specs/performance.md)")
     args = parser.parse_args()
+    if args.cpu_devices > 1 and not request_cpu_devices(args.cpu_devices):
+        print("note: XLA_FLAGS already sets a device count; --cpu-devices ignored", file=sys.stderr)
 
     import importlib
 
@@ -87,7 +101,8 @@ def main() -> int:
     results = []
     print(f"device: {devices['device_type']} x{devices['device_count']} ({devices['device_kind']}), "
           f"jax {jax.__version__}, game {args.env_module}, network {args.network}")
-    header = f"{'num_envs':>8} {'batch':>9} {'mb x ep':>8} {'compile s':>10} {'steps/s':>12} {'vs 5.4k':>8}"
+    header = (f"{'num_envs':>8} {'batch':>9} {'mb x ep':>8} {'compile s':>10} {'steps/s':>12} "
+              f"{'vs 5.4k':>8} {'cpu us/step':>12} {'load':>6}")
     print(header)
     print("-" * len(header))
     for num_envs in args.num_envs:
@@ -95,7 +110,8 @@ def main() -> int:
         results.append(row)
         print(f"{num_envs:>8} {row['batch_size']:>9,} "
               f"{row['num_minibatches']:>3} x {row['update_epochs']:<2}  {row['compile_seconds']:>10.1f} "
-              f"{row['steps_per_second']:>12,.0f} {row['steps_per_second'] / BASELINE_STEPS_PER_SECOND:>7.1f}x",
+              f"{row['steps_per_second']:>12,.0f} {row['steps_per_second'] / BASELINE_STEPS_PER_SECOND:>7.1f}x"
+              f" {row['cpu_us_per_step']:>12.1f} {row['loadavg_1min_after']:>6.1f}",
               flush=True)
     out = Path(args.output)
     out.parent.mkdir(parents=True, exist_ok=True)
