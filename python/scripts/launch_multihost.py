@@ -30,6 +30,11 @@ from pathlib import Path
 
 TRAINER = Path(__file__).resolve().parent / "train_purejaxrl.py"
 GRACE_SECONDS = 10.0
+# A trainer exits with this status when a collective failed because a peer died
+# (purejaxrl/cli.py): a consequence, never the cause worth reporting.
+PEER_LOST_STATUS = 3
+# How long to wait for the first failure's peers to settle before naming the cause.
+SETTLE_SECONDS = 1.0
 
 
 def free_port(host: str = "127.0.0.1") -> int:
@@ -121,13 +126,31 @@ def watch(procs) -> int:
         codes = [proc.poll() for proc in procs]
         failed = [(i, code) for i, code in enumerate(codes) if code not in (None, 0)]
         if failed:
-            index, code = failed[0]
+            index, code = root_cause(procs)
             print(f"launch_multihost: process {index} exited with status {code}; "
                   f"stopping the other processes", file=sys.stderr, flush=True)
             return code if code > 0 else 128 - code
         if all(code == 0 for code in codes):
             return 0
         time.sleep(0.2)
+
+
+def root_cause(procs) -> tuple[int, int]:
+    """The failed process to report: one that did not merely lose its peer.
+
+    The survivors of a crash notice it within a fraction of a second and exit
+    with PEER_LOST_STATUS, often before the launcher's next poll; waiting a
+    moment and ranking those last names the process that really died.
+    """
+    deadline = time.time() + SETTLE_SECONDS
+    while time.time() < deadline and any(proc.poll() is None for proc in procs):
+        failed = [proc.poll() for proc in procs if proc.poll() not in (None, 0, PEER_LOST_STATUS)]
+        if failed:
+            break
+        time.sleep(0.05)
+    failed = [(i, proc.poll()) for i, proc in enumerate(procs) if proc.poll() not in (None, 0)]
+    failed.sort(key=lambda item: item[1] == PEER_LOST_STATUS)
+    return failed[0]
 
 
 def stop_all(procs) -> None:
