@@ -64,6 +64,19 @@ def test_grid_network_names_shapes_and_cost():
     assert grid_flops < 0.8 * mlp_flops
 
 
+def test_conv3x3_is_flax_conv_with_same_padding():
+    import flax.linen as nn
+
+    from hackmatrix.purejaxrl.network import Conv3x3
+
+    x = jax.random.normal(jax.random.PRNGKey(1), (5, 6, 6, 16))
+    params = Conv3x3(12).init(jax.random.PRNGKey(0), x)
+    reference = nn.Conv(12, (3, 3), padding="SAME")
+    jax.tree_util.tree_map(np.testing.assert_array_equal, params, reference.init(jax.random.PRNGKey(0), x))
+    np.testing.assert_allclose(Conv3x3(12).apply(params, x), reference.apply(params, x), atol=1e-5)
+    assert Conv3x3(12).apply(params, x[0]).shape == (6, 6, 12)   # unbatched
+
+
 def test_grid_bf16_keeps_float32_params_and_outputs():
     network = make_network(32, 1, bf16=True, network="grid")
     params = init(network)
