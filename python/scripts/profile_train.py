@@ -61,22 +61,28 @@ def cost(jitted, *args) -> dict:
             "gb_accessed": round(analysis.get("bytes accessed", 0.0) / 1e9, 2)}
 
 
-def profile(args) -> dict:
+def env_and_config(args):
+    """The game module and the auto-scaled config every mode profiles."""
     import importlib
 
+    from hackmatrix.purejaxrl.config import TrainConfig, auto_scale_for_batch_size
+
+    config = TrainConfig(num_envs=args.num_envs, num_steps=args.num_steps, log_interval=1,
+                         hidden_dim=args.hidden_dim)
+    auto_scale_for_batch_size(config)
+    return importlib.import_module(args.env_module), config
+
+
+def profile(args) -> dict:
     import jax
     import jax.numpy as jnp
 
     from hackmatrix.purejaxrl import distribution
     from hackmatrix.purejaxrl.autoreset import make_auto_reset
-    from hackmatrix.purejaxrl.config import TrainConfig, auto_scale_for_batch_size
     from hackmatrix.purejaxrl.network import NUM_ACTIONS
     from hackmatrix.purejaxrl.train import make_mesh, make_train
 
-    env = importlib.import_module(args.env_module)
-    config = TrainConfig(num_envs=args.num_envs, num_steps=args.num_steps, log_interval=1,
-                         hidden_dim=args.hidden_dim)
-    auto_scale_for_batch_size(config)
+    env, config = env_and_config(args)
     trainer = make_train(config, env, mesh=make_mesh(jax.devices()[:1]))
     phases, network = trainer.phases, trainer.network
     num_envs, num_steps, batch = config.num_envs, config.num_steps, config.batch_size
@@ -232,18 +238,12 @@ def materialised_learn(trainer):
 
 def ab_learn(args) -> dict:
     """Today's learn phase against the materialised one, alternating calls in this process."""
-    import importlib
-
     import jax
     import numpy as np
 
-    from hackmatrix.purejaxrl.config import TrainConfig, auto_scale_for_batch_size
     from hackmatrix.purejaxrl.train import make_mesh, make_train
 
-    env = importlib.import_module(args.env_module)
-    config = TrainConfig(num_envs=args.num_envs, num_steps=args.num_steps, log_interval=1,
-                         hidden_dim=args.hidden_dim)
-    auto_scale_for_batch_size(config)
+    env, config = env_and_config(args)
     trainer = make_train(config, env, mesh=make_mesh(jax.devices()[:1]))
     runner = trainer.init(jax.random.PRNGKey(0))
     _, traj, last_value = jax.jit(trainer.phases["rollout"])(runner)
@@ -280,17 +280,11 @@ def ab_devices(args) -> dict:
     Needs the two host devices requested before jax starts (main does that).
     The chunk is trainer.train_chunk itself, as bench_train.py runs it.
     """
-    import importlib
-
     import jax
 
-    from hackmatrix.purejaxrl.config import TrainConfig, auto_scale_for_batch_size
     from hackmatrix.purejaxrl.train import make_mesh, make_train
 
-    env = importlib.import_module(args.env_module)
-    config = TrainConfig(num_envs=args.num_envs, num_steps=args.num_steps, log_interval=1,
-                         hidden_dim=args.hidden_dim)
-    auto_scale_for_batch_size(config)
+    env, config = env_and_config(args)
     devices = jax.devices()
     if len(devices) < 2:
         raise SystemExit("--ab-devices needs two XLA CPU devices (XLA_FLAGS already set a count?)")
