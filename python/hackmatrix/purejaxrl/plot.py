@@ -218,7 +218,9 @@ def draw_dashboard(runs: Sequence[Run], out: Path) -> Path:
     _action_panel(siphon, runs, colors, "siphon")
     _action_panel(program, runs, colors, "program")
     _multi_key_panel(rewards, runs, "reward/", "Reward components (mean per step, non-zero)")
-    _multi_key_panel(evals, runs, "eval/", "Behaviour evaluation (eval/*)")
+    # Counts, timings and lengths sit on other scales and would flatten the rates and stages.
+    _multi_key_panel(evals, runs, "eval/", "Behaviour evaluation (eval/*)",
+                     skip=("eval/num_episodes", "eval/seconds", "eval/mean_episode_length"))
     _multi_key_panel(losses, runs, "train/", "Losses",
                      skip={f"train/{k}" for k in ("approx_kl", "clip_frac", "entropy", "ent_loss",
                                                   "includes_compile", "mean_episode_length",
