@@ -336,7 +336,7 @@ def make_train(config: TrainConfig, env, env_params=None, mesh: Optional[Mesh] =
         return jax.lax.scan(body, runner, jnp.arange(config.log_interval))
 
     jitted_chunk = jax.jit(train_chunk, donate_argnums=(0,))
-    # The update's phases, unjitted, for profiling (bench_train.py --profile).
+    # The update's phases, unjitted, for profiling (python/scripts/profile_train.py).
     phases = {"env_step": env_step, "rollout": rollout, "compute_gae": compute_gae,
               "loss_fn": loss_fn, "learn": learn, "rollout_metrics": rollout_metrics,
               "update": update}
