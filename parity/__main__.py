@@ -22,7 +22,9 @@ def cmd_record(args) -> int:
     from parity.trace import write_trace
 
     if (args.checkpoint is not None) != (args.policy == "checkpoint"):
-        raise SystemExit("record: --checkpoint PATH goes with --policy checkpoint (and only with it)")
+        raise SystemExit(
+            "record: --checkpoint PATH goes with --policy checkpoint (and only with it)"
+        )
     if args.policy == "checkpoint":
         policy = _checkpoint_policy(args)
     elif args.policy == "script":
@@ -38,7 +40,9 @@ def cmd_record(args) -> int:
         raise SystemExit("record: give exactly one of --seed and --state")
     engine = make_engine(args.engine, _binary(args))
     try:
-        trace = record(engine, policy, seed=args.seed, state=state, max_steps=args.max_steps, note=args.note)
+        trace = record(
+            engine, policy, seed=args.seed, state=state, max_steps=args.max_steps, note=args.note
+        )
     finally:
         engine.close()
     write_trace(trace, args.out)
@@ -106,7 +110,9 @@ def _show_step(trace, swift, jax_engine, step) -> bool:
         for name, value in left.components.items():
             other = right.components.get(name) if right.components else None
             print(f"  {name}: swift {value} jax {other}")
-    print("\n".join(d.line("swift", "jax") for d in diffs) if diffs else "engines agree on this step")
+    print(
+        "\n".join(d.line("swift", "jax") for d in diffs) if diffs else "engines agree on this step"
+    )
     return not diffs
 
 
@@ -126,20 +132,31 @@ def cmd_replay(args) -> int:
     finally:
         for engine in engines:
             engine.close()
-    print(f"{len(paths) - failures}/{len(paths)} traces agree ({time.perf_counter() - began:.1f} s)")
+    print(
+        f"{len(paths) - failures}/{len(paths)} traces agree ({time.perf_counter() - began:.1f} s)"
+    )
     return 1 if failures else 0
 
 
 def cmd_fuzz(args) -> int:
     from parity.fuzz import FuzzConfig, fuzz
 
-    config = FuzzConfig(episodes=args.episodes, batch=args.batch, max_steps=args.max_steps, seed=args.seed,
-                        rich_fraction=args.rich_fraction, state_every=args.state_every, workers=args.workers,
-                        found_dir=Path(args.found_dir) if args.found_dir else None)
+    config = FuzzConfig(
+        episodes=args.episodes,
+        batch=args.batch,
+        max_steps=args.max_steps,
+        seed=args.seed,
+        rich_fraction=args.rich_fraction,
+        state_every=args.state_every,
+        workers=args.workers,
+        found_dir=Path(args.found_dir) if args.found_dir else None,
+    )
     result = fuzz(config, _binary(args))
-    print(f"fuzz: {result.episodes} episodes, {result.steps} steps, {len(result.divergences)} divergences, "
-          f"{result.wall_seconds:.1f} s wall ({result.steps / max(result.wall_seconds, 1e-9):.0f} steps/s; "
-          f"jax loop done after {result.jax_seconds:.1f} s, swift workers busy {result.swift_seconds:.1f} s)")
+    print(
+        f"fuzz: {result.episodes} episodes, {result.steps} steps, {len(result.divergences)} divergences, "
+        f"{result.wall_seconds:.1f} s wall ({result.steps / max(result.wall_seconds, 1e-9):.0f} steps/s; "
+        f"jax loop done after {result.jax_seconds:.1f} s, swift workers busy {result.swift_seconds:.1f} s)"
+    )
     for divergence in result.divergences:
         print(divergence.report())
     if args.coverage:
@@ -189,32 +206,52 @@ def cmd_corpus(args) -> int:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m parity", description=__doc__)
-    parser.add_argument("--binary", help="the Swift CLI (default: $HACKMATRIX_BINARY or the ./swift-build output)")
+    parser.add_argument(
+        "--binary", help="the Swift CLI (default: $HACKMATRIX_BINARY or the ./swift-build output)"
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("record", help="play a policy in one engine and write a trace")
     p.add_argument("--engine", choices=("swift", "jax"), default="swift")
     p.add_argument("--seed", type=int)
     p.add_argument("--state", help="a JSON file with a setState state to start from")
-    p.add_argument("--policy", choices=("random", "greedy", "script", "checkpoint"), default="random")
-    p.add_argument("--policy-seed", type=int, default=0,
-                   help="seed of the random/greedy policies and of --sample")
+    p.add_argument(
+        "--policy", choices=("random", "greedy", "script", "checkpoint"), default="random"
+    )
+    p.add_argument(
+        "--policy-seed",
+        type=int,
+        default=0,
+        help="seed of the random/greedy policies and of --sample",
+    )
     p.add_argument("--actions", help="comma-separated actions for --policy script")
-    p.add_argument("--checkpoint",
-                   help="for --policy checkpoint: a params_*.npz, checkpoint_*.pkl or run directory")
-    add_sampling_flags(p, greedy_help="checkpoint policy: argmax of the masked logits (the default)",
-                       sample_help="checkpoint policy: sample from the masked softmax (seeded by --policy-seed)")
+    p.add_argument(
+        "--checkpoint",
+        help="for --policy checkpoint: a params_*.npz, checkpoint_*.pkl or run directory",
+    )
+    add_sampling_flags(
+        p,
+        greedy_help="checkpoint policy: argmax of the masked logits (the default)",
+        sample_help="checkpoint policy: sample from the masked softmax (seeded by --policy-seed)",
+    )
     p.add_argument("--max-steps", type=int, default=1000)
     p.add_argument("--note", default="")
     p.add_argument("--out", required=True)
     p.set_defaults(run=cmd_record)
 
-    p = sub.add_parser("replay", help="replay traces through both engines, stop at the first divergence")
+    p = sub.add_parser(
+        "replay", help="replay traces through both engines, stop at the first divergence"
+    )
     p.add_argument("traces", nargs="+", help="trace files or folders")
     p.add_argument("--step", type=int, help="show step N of a single trace in detail")
-    p.add_argument("--engines", default="swift,jax",
-                   help="reference first; one name only checks that engine against the recording")
-    p.add_argument("--state-every", type=int, default=1, help="compare full states every k steps (0: never)")
+    p.add_argument(
+        "--engines",
+        default="swift,jax",
+        help="reference first; one name only checks that engine against the recording",
+    )
+    p.add_argument(
+        "--state-every", type=int, default=1, help="compare full states every k steps (0: never)"
+    )
     p.set_defaults(run=cmd_replay)
 
     p = sub.add_parser("fuzz", help="differential fuzzing, batched on the JAX side")

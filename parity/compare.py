@@ -46,46 +46,66 @@ def observation_differences(left: np.ndarray, right: np.ndarray) -> list[Differe
     left_bits = (left + np.float32(0)).view(np.uint32)
     right_bits = (right + np.float32(0)).view(np.uint32)
     differing = np.flatnonzero(left_bits != right_bits)
-    out = [Difference(f"obs {flat_index_name(int(i))} = flat[{int(i)}]", float(left[i]), float(right[i]))
-           for i in differing[:MAX_LISTED]]
+    out = [
+        Difference(
+            f"obs {flat_index_name(int(i))} = flat[{int(i)}]", float(left[i]), float(right[i])
+        )
+        for i in differing[:MAX_LISTED]
+    ]
     if len(differing) > MAX_LISTED:
         out.append(Difference(f"obs: {len(differing) - MAX_LISTED} more differing entries", "", ""))
     return out
 
 
 def mask_differences(left: np.ndarray, right: np.ndarray) -> list[Difference]:
-    return [Difference(f"mask[{action_name(int(a))}]", bool(left[a]), bool(right[a]))
-            for a in np.flatnonzero(left != right)]
+    return [
+        Difference(f"mask[{action_name(int(a))}]", bool(left[a]), bool(right[a]))
+        for a in np.flatnonzero(left != right)
+    ]
 
 
 def component_differences(left: dict, right: dict) -> list[Difference]:
-    return [Difference(f"reward_components.{k}", left[k], right[k])
-            for k in REWARD_COMPONENT_NAMES if abs(left[k] - right[k]) > COMPONENT_TOLERANCE]
+    return [
+        Difference(f"reward_components.{k}", left[k], right[k])
+        for k in REWARD_COMPONENT_NAMES
+        if abs(left[k] - right[k]) > COMPONENT_TOLERANCE
+    ]
 
 
 def reported_digest_differences(left: Outcome, right: Outcome) -> list[Difference]:
     """Each engine-reported ``obs_digest`` against the digest of the other side's observation."""
     diffs = []
-    for reporter, other, field in ((left, right, "obs_digest (left engine's own)"),
-                                   (right, left, "obs_digest (right engine's own)")):
+    for reporter, other, field in (
+        (left, right, "obs_digest (left engine's own)"),
+        (right, left, "obs_digest (right engine's own)"),
+    ):
         reported = reporter.extra.get("obs_digest")
         if reported is not None:
             expected = obs_digest(other.obs)
             if reported != expected:
-                diffs.append(Difference(field, reported, expected) if reporter is left
-                             else Difference(field, expected, reported))
+                diffs.append(
+                    Difference(field, reported, expected)
+                    if reporter is left
+                    else Difference(field, expected, reported)
+                )
     return diffs
 
 
 def compare_outcomes(left: Outcome, right: Outcome) -> list[Difference]:
     """Every difference between two engines' results of the same start or step."""
     if left.rejected or right.rejected:  # a rejected step is a divergence (protocol.md §9.3)
-        return [Difference("action accepted", left.rejected or "accepted", right.rejected or "accepted")]
+        return [
+            Difference("action accepted", left.rejected or "accepted", right.rejected or "accepted")
+        ]
     diffs = observation_differences(left.obs, right.obs) + reported_digest_differences(left, right)
     diffs += mask_differences(left.mask, right.mask)
     if left.components is not None and right.components is not None:
         diffs += component_differences(left.components, right.components)
-    if left.reward is not None and right.reward is not None and not total_within(left.reward, right.reward):
+    if (
+        left.reward is not None
+        and right.reward is not None
+        and not total_within(left.reward, right.reward)
+    ):
         diffs.append(Difference("reward", left.reward, right.reward))
     if left.done != right.done:
         diffs.append(Difference("done", left.done, right.done))

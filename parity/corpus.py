@@ -45,26 +45,60 @@ def build(reference: Engine, out: Path = TRACES, log=print) -> list[Path]:
         log(f"{relative}: {len(trace.steps)} steps{' (done)' if last and last.done else ''}")
 
     for scenario in SCENARIOS:
-        trace = record(reference, ScriptedPolicy(list(scenario.actions)), state=scenario.state,
-                       note=f"{scenario.name}: {scenario.note}")
+        trace = record(
+            reference,
+            ScriptedPolicy(list(scenario.actions)),
+            state=scenario.state,
+            note=f"{scenario.name}: {scenario.note}",
+        )
         save(trace, f"scenarios/{scenario.name}.jsonl")
     for scenario in RESET_SCENARIOS:
-        trace = record(reference, RandomPolicy(scenario.seed), seed=scenario.seed, max_steps=20,
-                       note=f"{scenario.name}: {scenario.note}, then 20 random actions")
+        trace = record(
+            reference,
+            RandomPolicy(scenario.seed),
+            seed=scenario.seed,
+            max_steps=20,
+            note=f"{scenario.name}: {scenario.note}, then 20 random actions",
+        )
         save(trace, f"scenarios/{scenario.name}.jsonl")
     for seed in RANDOM_SEEDS:
-        save(record(reference, RandomPolicy(seed), seed=seed, max_steps=400,
-                    note=f"uniform random masked policy, seed {seed}"), f"play/random-{seed}.jsonl.gz")
+        save(
+            record(
+                reference,
+                RandomPolicy(seed),
+                seed=seed,
+                max_steps=400,
+                note=f"uniform random masked policy, seed {seed}",
+            ),
+            f"play/random-{seed}.jsonl.gz",
+        )
     for seed in GREEDY_SEEDS:
-        save(record(reference, GreedyExitPolicy(seed), seed=seed, max_steps=600,
-                    note=f"greedy exit-seeking policy, seed {seed}"), f"play/greedy-{seed}.jsonl.gz")
+        save(
+            record(
+                reference,
+                GreedyExitPolicy(seed),
+                seed=seed,
+                max_steps=600,
+                note=f"greedy exit-seeking policy, seed {seed}",
+            ),
+            f"play/greedy-{seed}.jsonl.gz",
+        )
     for stage in range(2, 9):
         attempts = 12 if stage == 8 else 1
         for attempt in range(attempts):  # stage 8: look for a seed whose run is won
             seed = 1000 * stage + attempt
-            trace = record(reference, GreedyExitPolicy(seed, explore=0.05), state=stage_start(reference, seed, stage),
-                           max_steps=400, note=f"stage {stage} start (setState), greedy exit-seeking, seed {seed}")
-            won = trace.steps and trace.steps[-1].done and trace.steps[-1].reward_components["victory"] > 0
+            trace = record(
+                reference,
+                GreedyExitPolicy(seed, explore=0.05),
+                state=stage_start(reference, seed, stage),
+                max_steps=400,
+                note=f"stage {stage} start (setState), greedy exit-seeking, seed {seed}",
+            )
+            won = (
+                trace.steps
+                and trace.steps[-1].done
+                and trace.steps[-1].reward_components["victory"] > 0
+            )
             if stage < 8 or won or attempt == attempts - 1:
                 save(trace, f"stages/stage-{stage}.jsonl.gz")
                 break

@@ -36,7 +36,9 @@ class Coverage:
     def add_start(self, obs: np.ndarray) -> None:
         self.add_starts(np.asarray(obs)[None])
 
-    def add_step(self, action: int, obs: np.ndarray, components: dict[str, float], done: bool) -> None:
+    def add_step(
+        self, action: int, obs: np.ndarray, components: dict[str, float], done: bool
+    ) -> None:
         values = np.array([[components[k] for k in REWARD_COMPONENT_NAMES]], np.float64)
         self.add_steps(np.array([action]), np.asarray(obs)[None], values, np.array([done]))
 
@@ -44,8 +46,9 @@ class Coverage:
         self.episodes += len(obs)
         self._observe(obs)
 
-    def add_steps(self, actions: np.ndarray, obs: np.ndarray, components: np.ndarray,
-                  done: np.ndarray) -> None:
+    def add_steps(
+        self, actions: np.ndarray, obs: np.ndarray, components: np.ndarray, done: np.ndarray
+    ) -> None:
         """Batched: ``actions[n]``, ``obs[n,1545]``, ``components[n,15]`` (canonical order), ``done[n]``."""
         self.steps += len(actions)
         self.actions.update(np.asarray(actions).tolist())
@@ -68,7 +71,7 @@ class Coverage:
             if count:
                 self.enemies_seen[name] += count
 
-    def merge(self, other: "Coverage") -> None:
+    def merge(self, other: Coverage) -> None:
         for name in ("actions", "enemies_seen", "stages", "outcomes", "components"):
             getattr(self, name).update(getattr(other, name))
         self.steps += other.steps
@@ -83,12 +86,18 @@ class Coverage:
         return missing
 
     def table(self) -> str:
-        rows = [f"coverage: {self.episodes} episodes, {self.steps} steps", "",
-                "| action | count | | action | count |", "| --- | --- | --- | --- | --- |"]
+        rows = [
+            f"coverage: {self.episodes} episodes, {self.steps} steps",
+            "",
+            "| action | count | | action | count |",
+            "| --- | --- | --- | --- | --- |",
+        ]
         half = 14
         for a in range(half):
             b = a + half
-            rows.append(f"| {a} {ACTION_NAMES[a]} | {self.actions[a]} | | {b} {ACTION_NAMES[b]} | {self.actions[b]} |")
+            rows.append(
+                f"| {a} {ACTION_NAMES[a]} | {self.actions[a]} | | {b} {ACTION_NAMES[b]} | {self.actions[b]} |"
+            )
         rows += ["", "| enemy type seen | observations |", "| --- | --- |"]
         rows += [f"| {e} | {self.enemies_seen[e]} |" for e in ENEMY_TYPES]
         rows += ["", "| stage | observations |", "| --- | --- |"]
@@ -102,10 +111,13 @@ class Coverage:
         return "\n".join(rows)
 
     def to_json(self) -> dict:
-        return {"episodes": self.episodes, "steps": self.steps,
-                "actions": {ACTION_NAMES[a]: self.actions[a] for a in range(28)},
-                "enemies_seen": {e: self.enemies_seen[e] for e in ENEMY_TYPES},
-                "stages": {str(s): self.stages[s] for s in range(1, 9)},
-                "outcomes": {o: self.outcomes[o] for o in ("died", "won")},
-                "components": {c: self.components[c] for c in REWARD_COMPONENT_NAMES},
-                "gaps": self.gaps()}
+        return {
+            "episodes": self.episodes,
+            "steps": self.steps,
+            "actions": {ACTION_NAMES[a]: self.actions[a] for a in range(28)},
+            "enemies_seen": {e: self.enemies_seen[e] for e in ENEMY_TYPES},
+            "stages": {str(s): self.stages[s] for s in range(1, 9)},
+            "outcomes": {o: self.outcomes[o] for o in ("died", "won")},
+            "components": {c: self.components[c] for c in REWARD_COMPONENT_NAMES},
+            "gaps": self.gaps(),
+        }

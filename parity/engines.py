@@ -74,8 +74,10 @@ def swift_obs_digest(response: dict) -> str:
     """The ``obs_digest`` a Swift response carries when its request asked for it."""
     digest = response.get("info", {}).get("obs_digest")
     if digest is None:
-        raise RuntimeError("the Swift CLI sent no info.obs_digest for a request with obsDigest: true "
-                           "(it needs protocol 2.1); rebuild it with ./swift-build")
+        raise RuntimeError(
+            "the Swift CLI sent no info.obs_digest for a request with obsDigest: true "
+            "(it needs protocol 2.1); rebuild it with ./swift-build"
+        )
     return digest
 
 
@@ -91,26 +93,42 @@ class SwiftAdapter:
 
     def start(self, seed: int | None, state: dict | None) -> Outcome:
         # A null seed is an absent one (protocol.md §3.2): the engine picks it.
-        request = {"action": "setState", "state": state} if state is not None else {"action": "reset", "seed": seed}
+        request = (
+            {"action": "setState", "state": state}
+            if state is not None
+            else {"action": "reset", "seed": seed}
+        )
         response = self._cli.request({**request, "obsDigest": True})
-        return Outcome(obs=swift_flat_observation(response["observation"]),
-                       mask=response["info"]["action_mask"],
-                       extra={"obs_digest": swift_obs_digest(response)})
+        return Outcome(
+            obs=swift_flat_observation(response["observation"]),
+            mask=response["info"]["action_mask"],
+            extra={"obs_digest": swift_obs_digest(response)},
+        )
 
     def step(self, action: int) -> Outcome:
         from hackmatrix.cli_client import CliError
 
         try:
-            response = self._cli.request({"action": "step", "actionIndex": int(action), "obsDigest": True})
+            response = self._cli.request(
+                {"action": "step", "actionIndex": int(action), "obsDigest": True}
+            )
         except CliError as error:
             state = self._cli.get_state() if error.code != "no_game" else None
-            return Outcome(obs=np.zeros(FLAT_SIZE, np.float32), mask=np.zeros(ACTION_COUNT, bool),
-                           rejected=f"{error.code}: {error.message}", extra={"state": state})
+            return Outcome(
+                obs=np.zeros(FLAT_SIZE, np.float32),
+                mask=np.zeros(ACTION_COUNT, bool),
+                rejected=f"{error.code}: {error.message}",
+                extra={"state": state},
+            )
         info = response["info"]
-        return Outcome(obs=swift_flat_observation(response["observation"]), mask=info["action_mask"],
-                       reward=float(response["reward"]),
-                       components=_components_from(info["reward_components"]),
-                       done=bool(response["done"]), extra={"obs_digest": swift_obs_digest(response)})
+        return Outcome(
+            obs=swift_flat_observation(response["observation"]),
+            mask=info["action_mask"],
+            reward=float(response["reward"]),
+            components=_components_from(info["reward_components"]),
+            done=bool(response["done"]),
+            extra={"obs_digest": swift_obs_digest(response)},
+        )
 
     def get_state(self) -> dict:
         return self._cli.get_state()
@@ -136,8 +154,9 @@ class JaxAdapter:
         self._params = jax_env.EnvParams()
         self._key = jax.random.PRNGKey(0)  # unused by the rules (architecture.md)
         self._reset = jax.jit(jax_env.reset_from_seed)
-        self._observe = jax.jit(lambda s: (jax_env.flatten_observation(jax_env.observe(s)),
-                                           jax_env.action_mask(s)))
+        self._observe = jax.jit(
+            lambda s: (jax_env.flatten_observation(jax_env.observe(s)), jax_env.action_mask(s))
+        )
 
         def step_and_mask(key, state, action, params):
             obs, new_state, reward, done, info = jax_env.step(key, state, action, params)
@@ -167,14 +186,24 @@ class JaxAdapter:
         import jax.numpy as jnp
 
         obs, new_state, reward, done, info, mask = self._step(
-            self._key, self.state, jnp.int32(action), self._params)
+            self._key, self.state, jnp.int32(action), self._params
+        )
         info = self._jax.device_get(info)
         if bool(info["invalid_action"]):
-            return Outcome(obs=np.asarray(obs), mask=np.asarray(mask), rejected="invalid_action",
-                           extra={"state": self.get_state()})
+            return Outcome(
+                obs=np.asarray(obs),
+                mask=np.asarray(mask),
+                rejected="invalid_action",
+                extra={"state": self.get_state()},
+            )
         self.state = new_state
-        return Outcome(obs=np.asarray(obs), mask=np.asarray(mask), reward=float(reward),
-                       components=_components_from(info["reward_components"]), done=bool(done))
+        return Outcome(
+            obs=np.asarray(obs),
+            mask=np.asarray(mask),
+            reward=float(reward),
+            components=_components_from(info["reward_components"]),
+            done=bool(done),
+        )
 
     def get_state(self) -> dict:
         return self._env.state_to_json(self.state)

@@ -60,8 +60,13 @@ class Episode:
     def trace(self, steps: int | None = None, note: str = "") -> Trace:
         actions = self.actions if steps is None else self.actions[:steps]
         seed = self.seed if self.start_state is None else self.start_state.get("seed", 0)
-        return Trace(seed=seed, source="manual", note=note, start_state=self.start_state,
-                     steps=[StepLine(step=i, action=a) for i, a in enumerate(actions)])
+        return Trace(
+            seed=seed,
+            source="manual",
+            note=note,
+            start_state=self.start_state,
+            steps=[StepLine(step=i, action=a) for i, a in enumerate(actions)],
+        )
 
 
 @dataclass
@@ -86,7 +91,9 @@ def rich_state(base: dict, rng: np.random.Generator) -> dict:
     player["dataSiphons"] = int(rng.integers(0, 6))
     player["attackDamage"] = int(rng.integers(1, 3))
     count = int(rng.integers(8, 24))
-    state["ownedPrograms"] = sorted(int(a) for a in rng.choice(np.arange(5, 28), count, replace=False))
+    state["ownedPrograms"] = sorted(
+        int(a) for a in rng.choice(np.arange(5, 28), count, replace=False)
+    )
     state["stage"] = stage
     state["scheduledTaskInterval"] = 13 - stage
     state["nextScheduledTaskTurn"] = 13 - stage
@@ -125,11 +132,12 @@ class JaxBatch:
         return self._reset(jnp.uint32(seed), self.params)[1]
 
     def stack(self, states):
-        import jax.numpy as jnp
 
         # numpy leaves first: a state from state_from_json and one from reset then share one
         # (non-weak) jit signature.
-        return self.jax.device_put(self.jax.tree.map(lambda *xs: np.stack([np.asarray(x) for x in xs]), *states))
+        return self.jax.device_put(
+            self.jax.tree.map(lambda *xs: np.stack([np.asarray(x) for x in xs]), *states)
+        )
 
     def observe(self, states):
         obs, mask = self._observe(states)
@@ -138,12 +146,23 @@ class JaxBatch:
     def step(self, states, actions):
         import jax.numpy as jnp
 
-        obs, states, reward, done, info, mask = self._step(self._key, states, jnp.asarray(actions), self.params)
+        obs, states, reward, done, info, mask = self._step(
+            self._key, states, jnp.asarray(actions), self.params
+        )
         info = self.jax.device_get(info)
-        components = np.stack([np.asarray(info["reward_components"][k], np.float64)
-                               for k in REWARD_COMPONENT_NAMES], axis=1)
-        return (states, np.asarray(obs), np.asarray(mask), np.asarray(reward, np.float64),
-                np.asarray(done), components, np.asarray(info["invalid_action"]))
+        components = np.stack(
+            [np.asarray(info["reward_components"][k], np.float64) for k in REWARD_COMPONENT_NAMES],
+            axis=1,
+        )
+        return (
+            states,
+            np.asarray(obs),
+            np.asarray(mask),
+            np.asarray(reward, np.float64),
+            np.asarray(done),
+            components,
+            np.asarray(info["invalid_action"]),
+        )
 
     def state_json(self, host_states, index: int) -> dict:
         return self.env.state_to_json(self.jax.tree.map(lambda x: x[index], host_states))
@@ -157,9 +176,11 @@ def _host_with_rows(batch: JaxBatch, states, rows: dict[int, object]):
     """The batched state with the given rows replaced by single-episode states."""
     host = batch.jax.tree.map(np.array, batch.jax.device_get(states))
     for i, single in rows.items():
+
         def put(leaf, value, i=i):
             leaf[i] = np.asarray(value)
             return leaf
+
         host = batch.jax.tree.map(put, host, single)
     return batch.jax.device_put(host)
 
@@ -199,8 +220,10 @@ def jax_episodes(batch: JaxBatch, config: FuzzConfig, rng: np.random.Generator, 
             episode = slots[i]
             t = len(episode.actions)
             if invalid[i]:
-                raise RuntimeError(f"JAX refused action {actions[i]} that its own mask allowed "
-                                   f"(episode seed {episode.seed}, step {t})")
+                raise RuntimeError(
+                    f"JAX refused action {actions[i]} that its own mask allowed "
+                    f"(episode seed {episode.seed}, step {t})"
+                )
             episode.actions.append(int(actions[i]))
             episode.digests.append(obs_digest(obs[i]))
             episode.masks.append(mask[i].copy())
@@ -252,9 +275,11 @@ def verify_on_swift(pipe, episode: Episode) -> tuple[int, list[Difference]] | No
     protocol.md §5.9) against the JAX one: no Python encoding on this fast path."""
     from parity.engines import swift_obs_digest
 
-    requests = [{"action": "setState", "state": episode.start_state, "obsDigest": True}
-                if episode.start_state is not None
-                else {"action": "reset", "seed": episode.seed, "obsDigest": True}]
+    requests = [
+        {"action": "setState", "state": episode.start_state, "obsDigest": True}
+        if episode.start_state is not None
+        else {"action": "reset", "seed": episode.seed, "obsDigest": True}
+    ]
     kinds = [("start", -1)]
     for t, action in enumerate(episode.actions):
         requests.append({"action": "step", "actionIndex": action, "obsDigest": True})
@@ -268,8 +293,12 @@ def verify_on_swift(pipe, episode: Episode) -> tuple[int, list[Difference]] | No
                 return -1, [Difference("start accepted", str(response["error"]), "accepted")]
             diffs = []
             if swift_obs_digest(response) != episode.start_digest:
-                diffs.append(Difference("obs_digest", swift_obs_digest(response), episode.start_digest))
-            if not np.array_equal(np.asarray(response["info"]["action_mask"], bool), episode.start_mask):
+                diffs.append(
+                    Difference("obs_digest", swift_obs_digest(response), episode.start_digest)
+                )
+            if not np.array_equal(
+                np.asarray(response["info"]["action_mask"], bool), episode.start_mask
+            ):
                 diffs.append(Difference("mask", "swift", "jax"))
         elif kind == "step":
             diffs = _step_mismatch(response, episode, t)
@@ -280,8 +309,14 @@ def verify_on_swift(pipe, episode: Episode) -> tuple[int, list[Difference]] | No
     return None
 
 
-def _investigate(episode: Episode, step: int, fast_diffs: list[Difference], config: FuzzConfig,
-                 result: FuzzResult, binary) -> None:
+def _investigate(
+    episode: Episode,
+    step: int,
+    fast_diffs: list[Difference],
+    config: FuzzConfig,
+    result: FuzzResult,
+    binary,
+) -> None:
     """Detailed lock-step replay of a diverging episode, then shrink and write it."""
     from parity.engines import JaxAdapter, SwiftAdapter
     from parity.replay import Divergence, replay
@@ -289,18 +324,30 @@ def _investigate(episode: Episode, step: int, fast_diffs: list[Difference], conf
 
     swift, jax_engine = SwiftAdapter(binary), JaxAdapter()
     try:
-        trace = episode.trace(max(step, -1) + 1, note=f"fuzz seed {config.seed}, episode seed {episode.seed}")
+        trace = episode.trace(
+            max(step, -1) + 1, note=f"fuzz seed {config.seed}, episode seed {episode.seed}"
+        )
         divergence = replay(trace, swift, jax_engine).divergence
         if divergence is None:  # only the pipelined check saw it: report what it saw
             trace.note += " (the detailed replay did not reproduce this)"
-            divergence = Divergence(trace.name, step, trace.actions[step] if step >= 0 else None,
-                                    "swift", "jax", fast_diffs)
+            divergence = Divergence(
+                trace.name,
+                step,
+                trace.actions[step] if step >= 0 else None,
+                "swift",
+                "jax",
+                fast_diffs,
+            )
             result.divergences.append(divergence)
             return
         if config.found_dir is not None:
-            small = shrink(trace, divergence, lambda t: replay(t, swift, jax_engine).divergence, swift)
+            small = shrink(
+                trace, divergence, lambda t: replay(t, swift, jax_engine).divergence, swift
+            )
             index = len(result.found_traces)
-            path = write_trace(small, Path(config.found_dir) / f"fuzz-{config.seed}-{episode.seed}-{index}.jsonl")
+            path = write_trace(
+                small, Path(config.found_dir) / f"fuzz-{config.seed}-{episode.seed}-{index}.jsonl"
+            )
             small.path = str(path)
             result.found_traces.append(path)
             divergence = replay(small, swift, jax_engine).divergence or divergence
@@ -349,7 +396,10 @@ def fuzz(config: FuzzConfig, binary=None) -> FuzzResult:
     began = time.perf_counter()
     try:
         with ThreadPoolExecutor(max_workers=config.workers) as pool:
-            futures = [pool.submit(verify, episode) for episode in jax_episodes(batch, config, rng, result.coverage)]
+            futures = [
+                pool.submit(verify, episode)
+                for episode in jax_episodes(batch, config, rng, result.coverage)
+            ]
             result.jax_seconds = time.perf_counter() - began
             for future in futures:
                 episode, verdict, seconds = future.result()

@@ -12,15 +12,47 @@ GRID_OFFSET = 33
 CHANNELS = 42
 
 REWARD_COMPONENT_NAMES = (
-    "step_penalty", "stage_completion", "score_gain", "kills", "data_siphon",
-    "distance_shaping", "victory", "death_penalty", "resource_gain", "resource_holding",
-    "damage_penalty", "hp_recovery", "siphon_quality", "program_waste", "siphon_death_penalty",
+    "step_penalty",
+    "stage_completion",
+    "score_gain",
+    "kills",
+    "data_siphon",
+    "distance_shaping",
+    "victory",
+    "death_penalty",
+    "resource_gain",
+    "resource_holding",
+    "damage_penalty",
+    "hp_recovery",
+    "siphon_quality",
+    "program_waste",
+    "siphon_death_penalty",
 )
 
 PROGRAM_NAMES = (
-    "push", "pull", "crash", "warp", "poly", "wait", "debug", "row", "col", "undo", "step",
-    "siph+", "exch", "show", "reset", "calm", "d_bom", "delay", "anti-v", "score", "reduc",
-    "atk+", "hack",
+    "push",
+    "pull",
+    "crash",
+    "warp",
+    "poly",
+    "wait",
+    "debug",
+    "row",
+    "col",
+    "undo",
+    "step",
+    "siph+",
+    "exch",
+    "show",
+    "reset",
+    "calm",
+    "d_bom",
+    "delay",
+    "anti-v",
+    "score",
+    "reduc",
+    "atk+",
+    "hack",
 )
 
 ACTION_NAMES = ("up", "down", "left", "right", "siphon") + tuple(p.upper() for p in PROGRAM_NAMES)
@@ -28,18 +60,43 @@ ACTION_NAMES = ("up", "down", "left", "right", "siphon") + tuple(p.upper() for p
 ENEMY_TYPES = ("virus", "daemon", "glitch", "cryptog")
 
 PLAYER_ENTRY_NAMES = (
-    "row", "column", "health", "credits", "energy", "stage", "data siphons held",
-    "attack damage", "SHOW active", "CALM active",
+    "row",
+    "column",
+    "health",
+    "credits",
+    "energy",
+    "stage",
+    "data siphons held",
+    "attack damage",
+    "SHOW active",
+    "CALM active",
 )
 
 _CHANNEL_NAMES = (
-    ["enemy is a virus", "enemy is a daemon", "enemy is a glitch", "enemy is a cryptog",
-     "enemy hit points", "enemy stunned", "enemy came from a siphon",
-     "block is a data block", "block is a program block", "block is a question block",
-     "block points", "block already siphoned"]
+    [
+        "enemy is a virus",
+        "enemy is a daemon",
+        "enemy is a glitch",
+        "enemy is a cryptog",
+        "enemy hit points",
+        "enemy stunned",
+        "enemy came from a siphon",
+        "block is a data block",
+        "block is a program block",
+        "block is a question block",
+        "block points",
+        "block already siphoned",
+    ]
     + [f"block holds program {p.upper()}" for p in PROGRAM_NAMES]
-    + ["block spawn count", "transmission countdown", "credits on the cell", "energy on the cell",
-       "data-siphon pickup", "exit", "siphon centre"]
+    + [
+        "block spawn count",
+        "transmission countdown",
+        "credits on the cell",
+        "energy on the cell",
+        "data-siphon pickup",
+        "exit",
+        "siphon centre",
+    ]
 )
 assert len(_CHANNEL_NAMES) == CHANNELS
 

@@ -20,7 +20,9 @@ RESET_ACTION = 19
 BIASED_WEIGHTS = np.array([1.0] * 4 + [3.0] + [4.0] * 23)
 
 
-def sample_masked(rng: np.random.Generator, mask: np.ndarray, weights: np.ndarray | None = None) -> int:
+def sample_masked(
+    rng: np.random.Generator, mask: np.ndarray, weights: np.ndarray | None = None
+) -> int:
     weights = np.ones(len(mask)) if weights is None else weights
     p = np.where(mask, weights, 0.0)
     if p.sum() <= 0:
@@ -28,7 +30,9 @@ def sample_masked(rng: np.random.Generator, mask: np.ndarray, weights: np.ndarra
     return int(rng.choice(len(mask), p=p / p.sum()))
 
 
-def sample_masked_batch(rng: np.random.Generator, masks: np.ndarray, weights: np.ndarray) -> np.ndarray:
+def sample_masked_batch(
+    rng: np.random.Generator, masks: np.ndarray, weights: np.ndarray
+) -> np.ndarray:
     """One weighted masked draw per row; rows with an all-false mask get action 0."""
     p = np.where(masks, weights[None, :], 0.0)
     totals = p.sum(axis=1, keepdims=True)

@@ -9,8 +9,8 @@ the command that reproduces it.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from parity.compare import Difference, compare_outcomes, expectation_differences, state_differences
 from parity.engines import Engine, Outcome
@@ -40,8 +40,11 @@ class Divergence:
         return f"python -m parity replay {where} --step {max(self.step, 0)}"
 
     def report(self) -> str:
-        at = "the start (reset/setState)" if self.step == START else \
-            f"step {self.step}, action {action_name(self.action)}"
+        at = (
+            "the start (reset/setState)"
+            if self.step == START
+            else f"step {self.step}, action {action_name(self.action)}"
+        )
         lines = [f"DIVERGENCE in {self.trace_name} at {at}: {self.left_name} vs {self.right_name}"]
         lines += [d.line(self.left_name, self.right_name) for d in self.differences]
         if self.state_before is not None:
@@ -63,10 +66,17 @@ class ReplayResult:
         return self.divergence is None
 
 
-def replay(trace: Trace, left: Engine, right: Engine | None = None, *,
-           check_expectations: bool = True, state_every: int = 1, stop_after: int | None = None,
-           keep_outcomes: bool = False,
-           on_step: Callable[[int, Outcome], None] | None = None) -> ReplayResult:
+def replay(
+    trace: Trace,
+    left: Engine,
+    right: Engine | None = None,
+    *,
+    check_expectations: bool = True,
+    state_every: int = 1,
+    stop_after: int | None = None,
+    keep_outcomes: bool = False,
+    on_step: Callable[[int, Outcome], None] | None = None,
+) -> ReplayResult:
     """Replays ``trace``; ``left`` is the reference (Swift), ``right`` the engine under test.
 
     With ``right`` None only the recorded expectations are checked (a determinism
@@ -77,10 +87,16 @@ def replay(trace: Trace, left: Engine, right: Engine | None = None, *,
     result = ReplayResult(trace=trace)
     engines = [left] + ([right] if right is not None else [])
 
-    def diverged(step: int, action: int | None, names: tuple[str, str], diffs: list[Difference],
-                 state_before: dict | None) -> ReplayResult:
-        result.divergence = Divergence(trace.name, step, action, names[0], names[1], diffs,
-                                       state_before, trace.path)
+    def diverged(
+        step: int,
+        action: int | None,
+        names: tuple[str, str],
+        diffs: list[Difference],
+        state_before: dict | None,
+    ) -> ReplayResult:
+        result.divergence = Divergence(
+            trace.name, step, action, names[0], names[1], diffs, state_before, trace.path
+        )
         return result
 
     starts = [e.start(trace.seed, trace.start_state) for e in engines]
@@ -110,25 +126,37 @@ def replay(trace: Trace, left: Engine, right: Engine | None = None, *,
             on_step(line.step, outcomes[0])
         if right is not None:
             diffs = compare_outcomes(outcomes[0], outcomes[1])
-            compare_states = state_every and ((line.step + 1) % state_every == 0 or outcomes[0].done
-                                              or line.step == len(trace.steps) - 1)
+            compare_states = state_every and (
+                (line.step + 1) % state_every == 0
+                or outcomes[0].done
+                or line.step == len(trace.steps) - 1
+            )
             if not diffs and compare_states and not outcomes[0].rejected:
                 after = left.get_state()
                 diffs = state_differences(after, right.get_state())
             else:
                 after = None
             if diffs:
-                return diverged(line.step, line.action, (left.name, right.name), diffs, state_before)
+                return diverged(
+                    line.step, line.action, (left.name, right.name), diffs, state_before
+                )
         else:
             after = None
         if outcomes[0].rejected:
-            return diverged(line.step, line.action, ("trace", left.name),
-                            [Difference("action accepted", "accepted", outcomes[0].rejected)], state_before)
+            return diverged(
+                line.step,
+                line.action,
+                ("trace", left.name),
+                [Difference("action accepted", "accepted", outcomes[0].rejected)],
+                state_before,
+            )
         if check_expectations:
             for engine, got in zip(engines, outcomes):
                 diffs = expectation_differences(line, got)
                 if diffs:
-                    return diverged(line.step, line.action, ("recorded", engine.name), diffs, state_before)
+                    return diverged(
+                        line.step, line.action, ("recorded", engine.name), diffs, state_before
+                    )
         if stop_after is not None and line.step >= stop_after:
             break
         state_before = after if after is not None else left.get_state()

@@ -15,8 +15,13 @@ from hackmatrix.cli_client import parse_response
 class SwiftPipe:
     def __init__(self, binary: str) -> None:
         self.binary = str(binary)
-        self._proc = subprocess.Popen([self.binary, "--headless-cli"], stdin=subprocess.PIPE,
-                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=1 << 20)
+        self._proc = subprocess.Popen(
+            [self.binary, "--headless-cli"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            bufsize=1 << 20,
+        )
 
     def exchange(self, requests: list[dict]) -> list[dict]:
         payload = "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in requests).encode()
@@ -36,8 +41,10 @@ class SwiftPipe:
             line = self._proc.stdout.readline()
             if not line:
                 writer.join()
-                raise RuntimeError(f"the Swift CLI {self.binary} stopped answering "
-                                   f"(exit status {self._proc.poll()}){': ' + str(failure[0]) if failure else ''}")
+                raise RuntimeError(
+                    f"the Swift CLI {self.binary} stopped answering "
+                    f"(exit status {self._proc.poll()}){': ' + str(failure[0]) if failure else ''}"
+                )
             responses.append(parse_response(line))
         writer.join()
         return responses

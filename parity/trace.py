@@ -13,9 +13,9 @@ import hashlib
 import io
 import json
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
 
 import numpy as np
 
@@ -85,8 +85,13 @@ class Trace:
         return self.path or f"<trace seed={self.seed}>"
 
     def header(self) -> dict:
-        return {"format": FORMAT, "version": VERSION, "seed": self.seed,
-                "source": self.source, "note": self.note}
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "seed": self.seed,
+            "source": self.source,
+            "note": self.note,
+        }
 
     def lines(self) -> list[dict]:
         out = [self.header()]
@@ -102,11 +107,15 @@ class Trace:
         out.extend(s.to_json() for s in self.steps)
         return out
 
-    def without_expectations(self, source: str = "manual", note: str | None = None) -> "Trace":
+    def without_expectations(self, source: str = "manual", note: str | None = None) -> Trace:
         """Same start and actions, nothing recorded (a hand-written trace)."""
-        return Trace(seed=self.seed, source=source, note=self.note if note is None else note,
-                     start_state=self.start_state,
-                     steps=[StepLine(step=i, action=a) for i, a in enumerate(self.actions)])
+        return Trace(
+            seed=self.seed,
+            source=source,
+            note=self.note if note is None else note,
+            start_state=self.start_state,
+            steps=[StepLine(step=i, action=a) for i, a in enumerate(self.actions)],
+        )
 
 
 def _check(condition: bool, where: str, message: str) -> None:
@@ -119,20 +128,31 @@ def _is_int(value) -> bool:
 
 
 def _is_number(value) -> bool:
-    return (isinstance(value, (int, float)) and not isinstance(value, bool)
-            and math.isfinite(float(value)))
+    return (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and math.isfinite(float(value))
+    )
 
 
 def _mask(value, where: str) -> list[bool]:
-    _check(isinstance(value, list) and len(value) == ACTION_COUNT
-           and all(isinstance(v, bool) for v in value),
-           where, f"mask must be a list of {ACTION_COUNT} booleans")
+    _check(
+        isinstance(value, list)
+        and len(value) == ACTION_COUNT
+        and all(isinstance(v, bool) for v in value),
+        where,
+        f"mask must be a list of {ACTION_COUNT} booleans",
+    )
     return list(value)
 
 
 def _digest(value, where: str) -> str:
-    ok = (isinstance(value, str) and value.startswith("sha256:") and len(value) == 71
-          and all(ch in "0123456789abcdef" for ch in value[7:]))
+    ok = (
+        isinstance(value, str)
+        and value.startswith("sha256:")
+        and len(value) == 71
+        and all(ch in "0123456789abcdef" for ch in value[7:])
+    )
     _check(ok, where, 'obs_digest must be "sha256:" followed by 64 lower-case hex digits')
     return value
 
@@ -141,8 +161,11 @@ def _components(value, where: str) -> dict[str, float]:
     _check(isinstance(value, dict), where, "reward_components must be an object")
     missing = [k for k in REWARD_COMPONENT_NAMES if k not in value]
     extra = [k for k in value if k not in REWARD_COMPONENT_NAMES]
-    _check(not missing and not extra, where,
-           f"reward_components must have exactly the 15 keys (missing {missing}, unknown {extra})")
+    _check(
+        not missing and not extra,
+        where,
+        f"reward_components must have exactly the 15 keys (missing {missing}, unknown {extra})",
+    )
     for key, v in value.items():
         _check(_is_number(v), where, f"reward_components.{key} must be a finite number")
     return {k: float(value[k]) for k in REWARD_COMPONENT_NAMES}
@@ -155,50 +178,84 @@ def parse_lines(objects: list, name: str = "<trace>") -> Trace:
     where = f"{name}:1"
     _check(isinstance(head, dict), where, "the header must be a JSON object")
     _check(head.get("format") == FORMAT, where, f'header "format" must be "{FORMAT}"')
-    _check(head.get("version") == VERSION and _is_int(head.get("version")), where,
-           f'header "version" must be {VERSION}')
+    _check(
+        head.get("version") == VERSION and _is_int(head.get("version")),
+        where,
+        f'header "version" must be {VERSION}',
+    )
     seed = head.get("seed")
-    _check(seed is None or (_is_int(seed) and 0 <= seed <= UINT32_MAX), where,
-           "header seed must be null or an integer in 0..4294967295")
+    _check(
+        seed is None or (_is_int(seed) and 0 <= seed <= UINT32_MAX),
+        where,
+        "header seed must be null or an integer in 0..4294967295",
+    )
     source = head.get("source", "")
-    _check(isinstance(source, str) and source.split(" ")[0] in SOURCES, where,
-           f"header source must start with one of {SOURCES}")
+    _check(
+        isinstance(source, str) and source.split(" ")[0] in SOURCES,
+        where,
+        f"header source must start with one of {SOURCES}",
+    )
     note = head.get("note", "")
     _check(isinstance(note, str), where, "header note must be a string")
     trace = Trace(seed=seed, source=source, note=note, path=name)
 
     index = 1
-    if index < len(objects) and isinstance(objects[index], dict) \
-            and objects[index].get("type") == "setState":
+    if (
+        index < len(objects)
+        and isinstance(objects[index], dict)
+        and objects[index].get("type") == "setState"
+    ):
         where = f"{name}:{index + 1}"
         state = objects[index].get("state")
         _check(isinstance(state, dict), where, "setState line needs a state object")
         state_seed = state.get("seed", 0)
-        _check(seed is None or seed == state_seed, where,
-               f"header seed {seed} must be null or equal state.seed {state_seed}")
+        _check(
+            seed is None or seed == state_seed,
+            where,
+            f"header seed {seed} must be null or equal state.seed {state_seed}",
+        )
         trace.start_state = state
         index += 1
-    _check(trace.start_state is not None or seed is not None, f"{name}:1",
-           "header seed is null but no setState line follows")
+    _check(
+        trace.start_state is not None or seed is not None,
+        f"{name}:1",
+        "header seed is null but no setState line follows",
+    )
 
-    if index < len(objects) and isinstance(objects[index], dict) \
-            and objects[index].get("type") == "start":
+    if (
+        index < len(objects)
+        and isinstance(objects[index], dict)
+        and objects[index].get("type") == "start"
+    ):
         where = f"{name}:{index + 1}"
         line = objects[index]
         trace.start = StartExpect(
             obs_digest=_digest(line["obs_digest"], where) if "obs_digest" in line else None,
-            mask=_mask(line["mask"], where) if "mask" in line else None)
+            mask=_mask(line["mask"], where) if "mask" in line else None,
+        )
         index += 1
 
     for position, line in enumerate(objects[index:]):
         where = f"{name}:{index + position + 1}"
-        _check(isinstance(line, dict) and line.get("type") == "step", where,
-               'expected a step line ({"type": "step", ...})')
-        _check(line.get("step") == position and _is_int(line.get("step")), where,
-               f"step must be {position} (steps are numbered 0, 1, 2, ... without gaps)")
+        _check(
+            isinstance(line, dict) and line.get("type") == "step",
+            where,
+            'expected a step line ({"type": "step", ...})',
+        )
+        _check(
+            line.get("step") == position and _is_int(line.get("step")),
+            where,
+            f"step must be {position} (steps are numbered 0, 1, 2, ... without gaps)",
+        )
         action = line.get("action")
-        _check(_is_int(action) and 0 <= action < ACTION_COUNT, where, "action must be an integer 0..27")
-        _check(not (trace.steps and trace.steps[-1].done), where, "no step may follow one with done: true")
+        _check(
+            _is_int(action) and 0 <= action < ACTION_COUNT, where, "action must be an integer 0..27"
+        )
+        _check(
+            not (trace.steps and trace.steps[-1].done),
+            where,
+            "no step may follow one with done: true",
+        )
         step = StepLine(step=position, action=action)
         if "obs_digest" in line:
             step.obs_digest = _digest(line["obs_digest"], where)
@@ -240,7 +297,9 @@ def write_trace(trace: Trace, path: str | Path) -> Path:
     """Writes the trace (gzip when the name ends in .gz); validates it first."""
     path = Path(path)
     lines = trace.lines()
-    parse_lines(json.loads(json.dumps(lines)), str(path))  # never write a file we could not read back
+    parse_lines(
+        json.loads(json.dumps(lines)), str(path)
+    )  # never write a file we could not read back
     text = "".join(json.dumps(line, separators=(",", ":")) + "\n" for line in lines).encode("utf-8")
     if path.suffix == ".gz":
         text = gzip.compress(text, mtime=0)  # no time stamp: rebuilding the corpus changes no bytes

@@ -30,7 +30,9 @@ def test_env_var_pointing_nowhere_is_an_error(tmp_path, monkeypatch):
 
 def test_finds_the_swift_build_release_binary(tmp_path, monkeypatch):
     monkeypatch.delenv(binary.ENV_VAR, raising=False)
-    exe = make_executable(binary.platform_build_dir(tmp_path) / "x86_64-unknown-linux-gnu" / "release" / "hackmatrix")
+    exe = make_executable(
+        binary.platform_build_dir(tmp_path) / "x86_64-unknown-linux-gnu" / "release" / "hackmatrix"
+    )
     assert binary.find_binary(repo_root=tmp_path) == exe.resolve()
 
 

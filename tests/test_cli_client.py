@@ -57,7 +57,7 @@ def scripted_exe(tmp_path):
     script = tmp_path / "engine.py"
     script.write_text(SCRIPTED_ENGINE)
     exe = tmp_path / "fake-hackmatrix"
-    exe.write_text(f"#!/bin/sh\nexec {sys.executable} {script} \"$@\"\n")
+    exe.write_text(f'#!/bin/sh\nexec {sys.executable} {script} "$@"\n')
     exe.chmod(0o755)
     return exe
 
@@ -72,14 +72,20 @@ def scripted(scripted_exe):
 def test_round_trips_keep_order_and_large_payloads(scripted):
     big = "y" * 300_000
     for i in range(20):
-        assert scripted.request({"action": "anything", "i": i}) == {"echo": {"action": "anything", "i": i}}
+        assert scripted.request({"action": "anything", "i": i}) == {
+            "echo": {"action": "anything", "i": i}
+        }
     assert scripted.request({"action": "big", "data": big})["echo"]["data"] == big
 
 
 def test_error_response_raises_typed_cli_error(scripted):
     with pytest.raises(CliError) as info:
         scripted.request({"action": "error"})
-    assert (info.value.code, info.value.message, info.value.details) == ("no_game", "no game yet", {"n": 1})
+    assert (info.value.code, info.value.message, info.value.details) == (
+        "no_game",
+        "no game yet",
+        {"n": 1},
+    )
     assert scripted.request({"action": "still-alive"})["echo"]["action"] == "still-alive"
 
 
@@ -159,6 +165,7 @@ def test_unknown_log_level_is_rejected():
 
 
 # ----------------------------------------------------------------- real engine
+
 
 @pytest.fixture
 def engine(swift_binary):

@@ -29,7 +29,9 @@ class Cli:
 
     def __init__(self, binary):
         self.proc = subprocess.Popen(
-            [str(binary), "--headless-cli"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            [str(binary), "--headless-cli"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
         )
 
@@ -65,7 +67,9 @@ def mutated_state(rng: random.Random, state: dict) -> dict:
     if choice == 0:
         player[rng.choice(["row", "col"])] = rng.choice([-1, 6, 100])
     elif choice == 1:
-        player[rng.choice(["credits", "energy", "dataSiphons", "score"])] = rng.choice([-1, 1_000_001, 10**12])
+        player[rng.choice(["credits", "energy", "dataSiphons", "score"])] = rng.choice(
+            [-1, 1_000_001, 10**12]
+        )
     elif choice == 2:
         player["hp"] = rng.choice([-1, 4, 2.5, "3", True])
     elif choice == 3:
@@ -78,7 +82,10 @@ def mutated_state(rng: random.Random, state: dict) -> dict:
         s["enemies"] = [{"type": "daemon", "row": 3, "col": 3, "hp": rng.choice([0, 4, 9])}]
     elif choice == 7:
         cell = {"row": 2, "col": 2, "type": "data", "points": 3}
-        s["blocks"] = [b for b in s["blocks"] if (b["row"], b["col"]) != (2, 2)] + [cell, dict(cell)]
+        s["blocks"] = [b for b in s["blocks"] if (b["row"], b["col"]) != (2, 2)] + [
+            cell,
+            dict(cell),
+        ]
     elif choice == 8:
         s["exit"] = {"row": rng.choice([1, 2, 3]), "col": rng.choice([1, 2, 3, 4])}
     elif choice == 9:
@@ -90,13 +97,22 @@ def mutated_state(rng: random.Random, state: dict) -> dict:
     elif choice == 11:
         s["ownedPrograms"] = rng.choice([[4], [28], [5, 5], ["push"]])
     elif choice == 12:
-        s["transmissions"] = [{"row": player["row"], "col": player["col"], "turnsRemaining": 1, "enemyType": "virus"}]
+        s["transmissions"] = [
+            {"row": player["row"], "col": player["col"], "turnsRemaining": 1, "enemyType": "virus"}
+        ]
     elif choice == 13:
         s["resources"] = [{"row": 1, "col": 1, "credits": 2, "energy": 2}]
     elif choice == 14:
         s["seed"] = rng.choice([-1, 2**32, 1e30])
     else:
-        s["blocks"] = [{"row": 0, "col": 0, "type": "program", "programType": rng.choice(["laser", "push+", 7])}]
+        s["blocks"] = [
+            {
+                "row": 0,
+                "col": 0,
+                "type": "program",
+                "programType": rng.choice(["laser", "push+", 7]),
+            }
+        ]
     return s
 
 
@@ -107,50 +123,77 @@ def malformed_line(rng: random.Random, state: dict, mask: list[int]) -> tuple[by
         text = json.dumps({"action": "step", "actionIndex": rng.randrange(28)})
         return text[: rng.randrange(1, len(text) - 1)].encode(), "parse_error"
     if family == 1:  # garbage text and JSON look-alikes
-        return rng.choice([
-            b"this is not json", b"{'action': 'reset'}", b"{\"action\": \"reset\",}", b"[1, 2", b"NaN",
-            b"{\"action\" \"hello\"}", b"}{", b"\"unterminated", b"{\"a\":1}{\"b\":2}", b"tru", b"01",
-            b"{\"action\": \"step\", \"actionIndex\": +1}", b"{\"action\":\"hello\"} x",
-        ]), "parse_error"
+        return rng.choice(
+            [
+                b"this is not json",
+                b"{'action': 'reset'}",
+                b'{"action": "reset",}',
+                b"[1, 2",
+                b"NaN",
+                b'{"action" "hello"}',
+                b"}{",
+                b'"unterminated',
+                b'{"a":1}{"b":2}',
+                b"tru",
+                b"01",
+                b'{"action": "step", "actionIndex": +1}',
+                b'{"action":"hello"} x',
+            ]
+        ), "parse_error"
     if family == 2:  # empty and whitespace-only lines
         return rng.choice([b"", b" ", b"\t", b"   \t  ", b"\r"]), "parse_error"
     if family == 3:  # invalid UTF-8 and random bytes
         # 0xFF never occurs in UTF-8, so the line is invalid whatever follows.
         junk = b"\xff" + bytes(rng.randrange(128, 256) for _ in range(rng.randrange(0, 20)))
-        return rng.choice([b"{\"action\": \"" + junk + b"\"}", junk]), "parse_error"
+        return rng.choice([b'{"action": "' + junk + b'"}', junk]), "parse_error"
     if family == 4:  # nesting deeper than the parser allows
         depth = rng.choice([600, 5000, 50_000])
-        return b"{\"action\":\"getState\",\"x\":" + b"[" * depth + b"]" * depth + b"}", "parse_error"
+        return b'{"action":"getState","x":' + b"[" * depth + b"]" * depth + b"}", "parse_error"
     if family == 5:  # valid JSON that is not an object
-        return rng.choice([b"1", b"null", b"true", b"\"reset\"", b"[{\"action\":\"reset\"}]", b"3.5"]), "invalid_request"
+        return rng.choice(
+            [b"1", b"null", b"true", b'"reset"', b'[{"action":"reset"}]', b"3.5"]
+        ), "invalid_request"
     if family == 6:  # missing or non-string command
         value = rng.choice([None, 1, True, [], {}, ["reset"]])
         request = {} if rng.random() < 0.3 else {"action": value}
         return json.dumps(request).encode(), "invalid_request"
     if family == 7:  # unknown command names
-        name = rng.choice(["Reset", "STEP", "stepp", "", " reset", "quit", "exit", "getstate", "setstate"])
+        name = rng.choice(
+            ["Reset", "STEP", "stepp", "", " reset", "quit", "exit", "getstate", "setstate"]
+        )
         return json.dumps({"action": name}).encode(), "unknown_command"
     if family == 8:  # actionIndex of the wrong type
         value = rng.choice([3.5, "3", True, None, [], {}, -0.5, 1e400])
-        text = json.dumps({"action": "step", "actionIndex": value}) if value != 1e400 else (
-            "{\"action\": \"step\", \"actionIndex\": 1e400}")
+        text = (
+            json.dumps({"action": "step", "actionIndex": value})
+            if value != 1e400
+            else ('{"action": "step", "actionIndex": 1e400}')
+        )
         if rng.random() < 0.2:
             text = json.dumps({"action": "step"})
         return text.encode(), "invalid_request"
     if family == 9:  # out-of-range actions, huge numbers included
-        value = rng.choice(["28", "99", "-1", "-28", "1000000", "1e300", "123456789012345678901234567890", "28.0"])
-        return ("{\"action\": \"step\", \"actionIndex\": " + value + "}").encode(), "action_out_of_range"
+        value = rng.choice(
+            ["28", "99", "-1", "-28", "1000000", "1e300", "123456789012345678901234567890", "28.0"]
+        )
+        return ('{"action": "step", "actionIndex": ' + value + "}").encode(), "action_out_of_range"
     if family == 10:  # masked actions
         masked = [a for a in range(28) if a not in mask]
-        return json.dumps({"action": "step", "actionIndex": rng.choice(masked)}).encode(), "action_masked"
+        return json.dumps(
+            {"action": "step", "actionIndex": rng.choice(masked)}
+        ).encode(), "action_masked"
     if family == 11:  # bad reset seeds
-        value = rng.choice(["-1", "4294967296", "1.5", "\"7\"", "true", "[]", "1e20"])
-        return ("{\"action\": \"reset\", \"seed\": " + value + "}").encode(), "invalid_request"
+        value = rng.choice(["-1", "4294967296", "1.5", '"7"', "true", "[]", "1e20"])
+        return ('{"action": "reset", "seed": ' + value + "}").encode(), "invalid_request"
     if family == 12:  # setState without a state object
         value = rng.choice([None, 5, "state", [], True])
-        request = {"action": "setState"} if value is None else {"action": "setState", "state": value}
+        request = (
+            {"action": "setState"} if value is None else {"action": "setState", "state": value}
+        )
         return json.dumps(request).encode(), "invalid_request"
-    return json.dumps({"action": "setState", "state": mutated_state(rng, state)}).encode(), "invalid_state"
+    return json.dumps(
+        {"action": "setState", "state": mutated_state(rng, state)}
+    ).encode(), "invalid_state"
 
 
 def test_malformed_lines_are_answered_and_lose_nothing(swift_binary):
@@ -174,11 +217,18 @@ def test_malformed_lines_are_answered_and_lose_nothing(swift_binary):
             assert response["error"]["details"]["path"].startswith("state")
         seen_codes[code] = seen_codes.get(code, 0) + 1
         if n % 7 == 0:
-            assert cli.send({"action": "getState"}) == baseline, f"line {n} changed the game: {line[:200]!r}"
+            assert cli.send({"action": "getState"}) == baseline, (
+                f"line {n} changed the game: {line[:200]!r}"
+            )
 
     assert cli.send({"action": "getState"}) == baseline
     assert set(seen_codes) == {
-        "parse_error", "invalid_request", "unknown_command", "action_out_of_range", "action_masked", "invalid_state",
+        "parse_error",
+        "invalid_request",
+        "unknown_command",
+        "action_out_of_range",
+        "action_masked",
+        "invalid_state",
     }
 
     # Valid requests still work, and the game continues where it was.

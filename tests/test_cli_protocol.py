@@ -14,7 +14,11 @@ pytestmark = pytest.mark.swift
 
 def run(binary, stdin: bytes, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [str(binary), *args], input=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout
+        [str(binary), *args],
+        input=stdin,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        timeout=timeout,
     )
 
 
@@ -33,7 +37,12 @@ def test_hello(swift_binary):
     assert hello["protocolVersion"] == "2.1"
     assert hello["engineVersion"] == "0.1.0"
     assert hello["actionCount"] == 28
-    assert hello["observationShapes"] == {"player": [10], "programs": [23], "grid": [6, 6, 42], "flat": [1545]}
+    assert hello["observationShapes"] == {
+        "player": [10],
+        "programs": [23],
+        "grid": [6, 6, 42],
+        "flat": [1545],
+    }
     assert len(hello["rewardComponents"]) == 15
     assert hello["traceFormat"] == {"format": "hackmatrix-trace", "version": 1}
 
@@ -44,14 +53,32 @@ def test_reset_with_seed_prints_an_observation(swift_binary):
     assert reset["info"]["step_index"] == 0
     assert len(reset["info"]["action_mask"]) == 28
     obs = reset["observation"]
-    for key in ("playerRow", "playerCol", "playerHP", "credits", "energy", "stage", "turn", "dataSiphons",
-                "baseAttack", "score", "showActivated", "scheduledTasksDisabled", "ownedPrograms", "cells",
-                "cryptogHints"):
+    for key in (
+        "playerRow",
+        "playerCol",
+        "playerHP",
+        "credits",
+        "energy",
+        "stage",
+        "turn",
+        "dataSiphons",
+        "baseAttack",
+        "score",
+        "showActivated",
+        "scheduledTasksDisabled",
+        "ownedPrograms",
+        "cells",
+        "cryptogHints",
+    ):
         assert key in obs
     assert obs["stage"] == 1 and obs["playerHP"] == 3
     assert [len(row) for row in obs["cells"]] == [6] * 6
     assert sum(cell["isExit"] for row in obs["cells"] for cell in row) == 1
-    assert all(cell["row"] == r and cell["col"] == c for r, row in enumerate(obs["cells"]) for c, cell in enumerate(row))
+    assert all(
+        cell["row"] == r and cell["col"] == c
+        for r, row in enumerate(obs["cells"])
+        for c, cell in enumerate(row)
+    )
 
 
 def test_arguments(swift_binary):
@@ -67,8 +94,15 @@ def test_arguments(swift_binary):
 
 
 def test_every_line_is_answered_in_order_and_eof_exits_zero(swift_binary):
-    lines = [b'{"action": "hello"}', b"", b"   ", b'{"action": "reset", "seed": 3}\r', b"not json",
-             b'{"action": "getActionSpace"}', b'{"action": "getValidActions"}']
+    lines = [
+        b'{"action": "hello"}',
+        b"",
+        b"   ",
+        b'{"action": "reset", "seed": 3}\r',
+        b"not json",
+        b'{"action": "getActionSpace"}',
+        b'{"action": "getValidActions"}',
+    ]
     # The last line has no final newline and must still be answered.
     done = run(swift_binary, b"\n".join(lines))
     assert done.returncode == 0
@@ -79,7 +113,9 @@ def test_every_line_is_answered_in_order_and_eof_exits_zero(swift_binary):
     assert answers[3]["seed"] == 3
     assert answers[4]["error"]["code"] == "parse_error"
     assert answers[5] == {"actionSpaceSize": 28}
-    assert answers[6]["validActions"] == [a for a, ok in enumerate(answers[3]["info"]["action_mask"]) if ok]
+    assert answers[6]["validActions"] == [
+        a for a, ok in enumerate(answers[3]["info"]["action_mask"]) if ok
+    ]
 
 
 def test_empty_input_prints_nothing(swift_binary):
@@ -88,7 +124,9 @@ def test_empty_input_prints_nothing(swift_binary):
 
 
 def test_closed_stdout_ends_with_an_error_status(swift_binary):
-    proc = subprocess.Popen([str(swift_binary)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [str(swift_binary)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     proc.stdout.close()
     try:
         proc.stdin.write(b'{"action": "hello"}\n' * 1000)
@@ -100,7 +138,10 @@ def test_closed_stdout_ends_with_an_error_status(swift_binary):
 
 def test_a_line_over_64_mib_is_accepted(swift_binary):
     padding = b" " * (64 * 1024 * 1024 + 17)
-    done = run(swift_binary, b'{"action": "getActionSpace", "pad": "' + padding + b'"}\n{"action": "hello"}\n')
+    done = run(
+        swift_binary,
+        b'{"action": "getActionSpace", "pad": "' + padding + b'"}\n{"action": "hello"}\n',
+    )
     answers = responses(done)
     assert answers[0] == {"actionSpaceSize": 28}
     assert answers[1]["protocol"] == "hackmatrix-cli"
@@ -125,9 +166,14 @@ def test_seed_determinism_across_processes(swift_binary):
     assert first.stdout == second.stdout
     answers = responses(first)
     assert len(answers) == 302
-    assert any("observation" in a for a in answers[1:]), "some random actions must have been allowed"
+    assert any("observation" in a for a in answers[1:]), (
+        "some random actions must have been allowed"
+    )
     other = run(swift_binary, episode_script(seed=2025, policy_seed=5, steps=300)[0])
-    assert responses(other)[0]["observation"] != answers[0]["observation"] or other.stdout != first.stdout
+    assert (
+        responses(other)[0]["observation"] != answers[0]["observation"]
+        or other.stdout != first.stdout
+    )
 
 
 def test_reset_without_seed_reports_the_seed_it_chose(swift_binary):

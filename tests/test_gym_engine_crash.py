@@ -68,6 +68,7 @@ def engine_pids_under(pid: int, binary: Path) -> list[int]:
 
 # ------------------------------------------------------------------- one env
 
+
 def test_steps_after_a_crash_raise_until_reset_starts_a_fresh_engine(swift_binary):
     env = HackMatrixEnv(binary=str(swift_binary))
     try:
@@ -77,7 +78,7 @@ def test_steps_after_a_crash_raise_until_reset_starts_a_fresh_engine(swift_binar
         os.kill(dead, signal.SIGKILL)
         with pytest.raises(EngineCrashed):
             env.step(first_valid(env.action_masks()))
-        with pytest.raises(EngineCrashed, match="call reset"):   # still dead: no silent recovery
+        with pytest.raises(EngineCrashed, match="call reset"):  # still dead: no silent recovery
             env.step(0)
         with pytest.warns(EngineRestartWarning, match=f"pid {dead}"):
             _, info = env.reset(seed=9)
@@ -111,6 +112,7 @@ def test_a_kill_between_episodes_is_repaired_by_the_next_reset(swift_binary):
 
 # --------------------------------------------------------------- vector envs
 
+
 def _wrapped_factory(binary: str):
     def make():
         return TruncateOnEngineCrash(HackMatrixEnv(binary=binary))
@@ -122,7 +124,9 @@ def test_sb3_subproc_vec_env_keeps_running_after_a_kill(swift_binary):
     from sb3_contrib.common.maskable.utils import get_action_masks
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
-    vec = SubprocVecEnv([_wrapped_factory(str(swift_binary)) for _ in range(2)], start_method="forkserver")
+    vec = SubprocVecEnv(
+        [_wrapped_factory(str(swift_binary)) for _ in range(2)], start_method="forkserver"
+    )
     seen = set()
     try:
         vec.seed(5)
@@ -161,7 +165,9 @@ def test_gymnasium_async_vector_env_keeps_running_after_a_kill(swift_binary):
         rng = np.random.default_rng(1)
         truncated_by_crash = 0
         for _ in range(20):
-            actions = np.array([int(rng.choice(np.flatnonzero(m))) if m.any() else 0 for m in masks])
+            actions = np.array(
+                [int(rng.choice(np.flatnonzero(m))) if m.any() else 0 for m in masks]
+            )
             _, _, _, truncated, info = vec.step(actions)
             if "engine_crashed" in info and info["_engine_crashed"][1]:
                 truncated_by_crash += 1
@@ -189,8 +195,13 @@ def test_a_python_exception_leaves_no_engine_behind(swift_binary):
         "    print('pids', *vec.get_attr('engine_pid'), flush=True)\n"
         "    raise RuntimeError('boom')\n"
     )
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
-                         env={**os.environ, "PYTHONPATH": str(REPO / "python")})
+    out = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(REPO / "python")},
+    )
     assert out.returncode == 1 and "RuntimeError: boom" in out.stderr, out.stderr[-2000:]
     pids = [int(p) for p in out.stdout.split("pids", 1)[1].split()]
     assert len(pids) == 2
@@ -199,36 +210,78 @@ def test_a_python_exception_leaves_no_engine_behind(swift_binary):
 
 # -------------------------------------------------------------- SB3 train.py
 
-SMALL = ["--n-steps", "128", "--batch-size", "64", "--n-epochs", "1", "--save-freq", "100000",
-         "--eval-freq", "100000", "--eval-episodes", "1", "--max-episode-steps", "100",
-         "--no-progress-bar", "--no-wandb", "--num-envs", "2"]
+SMALL = [
+    "--n-steps",
+    "128",
+    "--batch-size",
+    "64",
+    "--n-epochs",
+    "1",
+    "--save-freq",
+    "100000",
+    "--eval-freq",
+    "100000",
+    "--eval-episodes",
+    "1",
+    "--max-episode-steps",
+    "100",
+    "--no-progress-bar",
+    "--no-wandb",
+    "--num-envs",
+    "2",
+]
 
 
 def process_tree(pid: int) -> list[str]:
     """'pid status command' for a process and its descendants (for failure messages)."""
     try:
         root = psutil.Process(pid)
-        return [f"{p.pid} {p.status()} {' '.join(p.cmdline()[:3])}" for p in [root, *root.children(recursive=True)]]
+        return [
+            f"{p.pid} {p.status()} {' '.join(p.cmdline()[:3])}"
+            for p in [root, *root.children(recursive=True)]
+        ]
     except psutil.Error as error:
         return [f"({error})"]
 
 
 def run_train(tmp_path, swift_binary, *extra, env=None, **popen):
-    cmd = [sys.executable, str(REPO / "python/scripts/train.py"), *SMALL, *extra,
-           "--model-dir", str(tmp_path / "models"), "--log-dir", str(tmp_path / "logs"),
-           "--binary", str(swift_binary)]
-    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            env={**os.environ, "WANDB_MODE": "offline", **(env or {})}, **popen)
+    cmd = [
+        sys.executable,
+        str(REPO / "python/scripts/train.py"),
+        *SMALL,
+        *extra,
+        "--model-dir",
+        str(tmp_path / "models"),
+        "--log-dir",
+        str(tmp_path / "logs"),
+        "--binary",
+        str(swift_binary),
+    ]
+    return subprocess.Popen(
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "WANDB_MODE": "offline", **(env or {})},
+        **popen,
+    )
 
 
 def test_sb3_train_finishes_after_an_engine_is_killed_mid_run(tmp_path, swift_binary):
-    proc = run_train(tmp_path, swift_binary, "--timesteps", "512", "--seed", "2",
-                     env={"HACKMATRIX_TEST_KILL_ENGINE_AT": "150"})
+    proc = run_train(
+        tmp_path,
+        swift_binary,
+        "--timesteps",
+        "512",
+        "--seed",
+        "2",
+        env={"HACKMATRIX_TEST_KILL_ENGINE_AT": "150"},
+    )
     out = proc.communicate(timeout=300)[0]
     assert proc.returncode == 0, out[-3000:]
     assert "killing env 0's Swift engine" in out
     assert "Engine crash in env 0" in out and "a fresh engine starts on its reset" in out
-    assert "restart 1 of this env" in out   # the worker's EngineRestartWarning
+    assert "restart 1 of this env" in out  # the worker's EngineRestartWarning
     (run_dir,) = [d for d in (tmp_path / "models").iterdir() if d.is_dir()]
     assert (run_dir / "final_model.zip").is_file()
 
@@ -243,10 +296,10 @@ def test_sb3_train_ctrl_c_leaves_no_engine_behind(tmp_path, swift_binary):
         if line.startswith("Training "):
             break
     deadline = time.time() + 60
-    while len(pids) < 3 and time.time() < deadline:   # two training envs and the eval env
+    while len(pids) < 3 and time.time() < deadline:  # two training envs and the eval env
         pids.update(engine_pids_under(proc.pid, swift_binary))
         time.sleep(0.2)
-    time.sleep(2.0)   # inside model.learn by now
+    time.sleep(2.0)  # inside model.learn by now
     pids.update(engine_pids_under(proc.pid, swift_binary))
     os.killpg(proc.pid, signal.SIGINT)
     try:

@@ -57,8 +57,12 @@ def play(env, seed: int, steps: int, policy_seed: int = 0):
     obs, info = env.reset(seed=seed)
     transcript = [(flatten_observation(obs), info["action_mask"].copy(), None, False)]
     for _ in range(steps):
-        obs, reward, terminated, truncated, info = env.step(masked_random_action(rng, env.action_masks()))
-        transcript.append((flatten_observation(obs), info["action_mask"].copy(), reward, terminated))
+        obs, reward, terminated, truncated, info = env.step(
+            masked_random_action(rng, env.action_masks())
+        )
+        transcript.append(
+            (flatten_observation(obs), info["action_mask"].copy(), reward, terminated)
+        )
         if terminated:
             break
     return transcript
@@ -82,7 +86,9 @@ def test_spaces_and_reset_contents(make_env):
 def test_gymnasium_env_checker(swift_binary):
     from gymnasium.utils.env_checker import check_env
 
-    env = gym.make("HackMatrix-v0", binary=str(swift_binary), render_mode="ansi", disable_env_checker=True)
+    env = gym.make(
+        "HackMatrix-v0", binary=str(swift_binary), render_mode="ansi", disable_env_checker=True
+    )
     try:
         check_env(env.unwrapped, skip_render_check=False)  # also renders through rgb_array
     finally:
@@ -205,7 +211,9 @@ def test_episode_end_reports_stats_and_all_false_mask(make_env):
     stats = info["episode_stats"]
     assert stats["steps"] == sum(stats["action_counts"].values())
     assert set(stats["reward_components"]) == set(REWARD_COMPONENT_NAMES)
-    assert stats["total_reward"] == pytest.approx(sum(stats["reward_components"].values()), abs=1e-6)
+    assert stats["total_reward"] == pytest.approx(
+        sum(stats["reward_components"].values()), abs=1e-6
+    )
     assert 1 <= stats["highest_stage"] <= 8
     assert not info["action_mask"].any() and not env.action_masks().any()
     with pytest.raises(CliError) as error:
@@ -219,7 +227,9 @@ def test_time_limit_truncates(swift_binary):
     try:
         env.reset(seed=4)
         rng = np.random.default_rng(1)
-        results = [env.step(masked_random_action(rng, env.unwrapped.action_masks())) for _ in range(3)]
+        results = [
+            env.step(masked_random_action(rng, env.unwrapped.action_masks())) for _ in range(3)
+        ]
         assert [r[3] for r in results] == [False, False, True]
         assert not any(r[2] for r in results)
     finally:
@@ -287,8 +297,11 @@ def test_sb3_vector_envs(swift_binary, kind):
 def test_gymnasium_vector_env(swift_binary, kind):
     factories = [_env_factory(str(swift_binary)) for _ in range(2)]
     # forkserver: this pytest process has JAX's threads running, and forking it may deadlock.
-    vec = (gym.vector.SyncVectorEnv(factories) if kind == "sync"
-           else gym.vector.AsyncVectorEnv(factories, context="forkserver"))
+    vec = (
+        gym.vector.SyncVectorEnv(factories)
+        if kind == "sync"
+        else gym.vector.AsyncVectorEnv(factories, context="forkserver")
+    )
     try:
         obs, info = vec.reset(seed=[1, 2])
         assert obs["player"].shape == (2, 10)
@@ -314,8 +327,22 @@ def test_bench_gym_writes_its_table_as_json(swift_binary, tmp_path):
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
     out = tmp_path / "bench.json"
-    assert bench.main(["--seconds", "0.3", "--num-envs", "1", "--skip-ppo", "--binary", str(swift_binary),
-                       "--out", str(out)]) == 0
+    assert (
+        bench.main(
+            [
+                "--seconds",
+                "0.3",
+                "--num-envs",
+                "1",
+                "--skip-ppo",
+                "--binary",
+                str(swift_binary),
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     rows = json.loads(out.read_text())["rows"]
     assert set(rows) == {"cli_client", "gym_env", "subproc_vec_1"}
     assert all(row["steps"] > 0 and row["steps_per_second"] > 0 for row in rows.values())

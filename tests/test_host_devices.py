@@ -19,8 +19,9 @@ def test_request_adds_the_flag_and_keeps_the_users_count(monkeypatch):
     monkeypatch.delitem(sys.modules, "jax", raising=False)
     monkeypatch.setenv("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false")
     assert host_devices.request_cpu_devices(3) is True
-    assert os.environ["XLA_FLAGS"] == ("--xla_cpu_multi_thread_eigen=false "
-                                       "--xla_force_host_platform_device_count=3")
+    assert os.environ["XLA_FLAGS"] == (
+        "--xla_cpu_multi_thread_eigen=false --xla_force_host_platform_device_count=3"
+    )
     assert host_devices.request_cpu_devices(2) is False  # the count already set wins
     assert os.environ["XLA_FLAGS"].endswith("count=3")
 

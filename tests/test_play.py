@@ -21,12 +21,25 @@ def test_key_map_covers_every_action_once():
     assert not set(keymap.KEY_ACTIONS) & set(keymap.QUIT_KEYS + keymap.NEW_GAME_KEYS)
 
 
-@pytest.mark.parametrize("token, expected", [
-    ("up", ("action", 0)), ("RIGHT", ("action", 3)), ("s", ("action", 4)), ("siphon", ("action", 4)),
-    ("crash", ("action", 7)), ("7", ("action", 7)), ("u", ("action", 14)), ("anti-v", ("action", 23)),
-    ("q", ("quit", None)), ("quit", ("quit", None)), ("new", ("new", None)), ("help", ("help", None)),
-    ("28", ("unknown", None)), ("dance", ("unknown", None)),
-])
+@pytest.mark.parametrize(
+    "token, expected",
+    [
+        ("up", ("action", 0)),
+        ("RIGHT", ("action", 3)),
+        ("s", ("action", 4)),
+        ("siphon", ("action", 4)),
+        ("crash", ("action", 7)),
+        ("7", ("action", 7)),
+        ("u", ("action", 14)),
+        ("anti-v", ("action", 23)),
+        ("q", ("quit", None)),
+        ("quit", ("quit", None)),
+        ("new", ("new", None)),
+        ("help", ("help", None)),
+        ("28", ("unknown", None)),
+        ("dance", ("unknown", None)),
+    ],
+)
 def test_parse_command(token, expected):
     assert keymap.parse_command(token) == expected
 
@@ -49,8 +62,15 @@ def _play(args, stdin: str, tmp_path, extra_env=None, cache_dir=None):
     if cache_dir is not None:
         env["JAX_COMPILATION_CACHE_DIR"] = str(cache_dir)
     env.update(extra_env or {})
-    return subprocess.run([sys.executable, str(SCRIPT), *args], input=stdin, cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, str(SCRIPT), *args],
+        input=stdin,
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 SESSION_INPUT = "help\nbogus\ncrash\nup down left right\nup down left right\nquit\nup\n"
@@ -76,7 +96,10 @@ def _check_session(result):
 
 def test_play_in_terminal_on_jax(tmp_path, tmp_path_factory):
     pytest.importorskip("hackmatrix.jax_env.serialization")
-    cache = Path(os.environ.get("JAX_COMPILATION_CACHE_DIR") or tmp_path_factory.getbasetemp() / "jax-compile-cache")
+    cache = Path(
+        os.environ.get("JAX_COMPILATION_CACHE_DIR")
+        or tmp_path_factory.getbasetemp() / "jax-compile-cache"
+    )
     result = _play(["--engine", "jax", "--seed", "5"], SESSION_INPUT, tmp_path, cache_dir=cache)
     _check_session(result)
     assert "jax engine" in result.stdout and "seed 5" in result.stdout
@@ -84,8 +107,12 @@ def test_play_in_terminal_on_jax(tmp_path, tmp_path_factory):
 
 @pytest.mark.swift
 def test_play_in_terminal_on_swift(tmp_path, swift_binary):
-    result = _play(["--engine", "swift", "--seed", "5"], SESSION_INPUT, tmp_path,
-                   extra_env={"HACKMATRIX_BINARY": str(swift_binary)})
+    result = _play(
+        ["--engine", "swift", "--seed", "5"],
+        SESSION_INPUT,
+        tmp_path,
+        extra_env={"HACKMATRIX_BINARY": str(swift_binary)},
+    )
     _check_session(result)
     assert "swift engine" in result.stdout
 
@@ -158,7 +185,9 @@ def test_window_play_with_keys_on_a_headless_display(monkeypatch, capsys):
     blocking_wait = viewer.wait_key
     monkeypatch.setattr(viewer, "wait_key", lambda: blocking_wait(timeout=10) or "q")
     for key in (pygame.K_RIGHT, pygame.K_s, pygame.K_u, pygame.K_UP, pygame.K_q):
-        pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=key, unicode="", mod=0, scancode=0))
+        pygame.event.post(
+            pygame.event.Event(pygame.KEYDOWN, key=key, unicode="", mod=0, scancode=0)
+        )
     play.play_window(game, viewer)
     out = capsys.readouterr().out
     assert session.actions == [3, 0], out

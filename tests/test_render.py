@@ -6,17 +6,40 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from hackmatrix.render import PALETTE, Layout, build_scene, render_rgb, render_text, save_gif, save_recording
+from hackmatrix.render import (
+    PALETTE,
+    Layout,
+    build_scene,
+    render_rgb,
+    render_text,
+    save_gif,
+    save_recording,
+)
 
 # Player at (2,2): row 2 and column 2 are "aligned". Every entity sits on its own cell.
 BASE_STATE = {
-    "player": {"row": 2, "col": 2, "hp": 2, "credits": 4, "energy": 3, "dataSiphons": 1, "score": 7},
+    "player": {
+        "row": 2,
+        "col": 2,
+        "hp": 2,
+        "credits": 4,
+        "energy": 3,
+        "dataSiphons": 1,
+        "score": 7,
+    },
     "enemies": [
         {"type": "virus", "row": 0, "col": 2, "hp": 2, "stunned": True, "spawnedFromSiphon": True},
         {"type": "daemon", "row": 5, "col": 2, "hp": 3},
         {"type": "glitch", "row": 2, "col": 5, "hp": 1},
         {"type": "cryptog", "row": 2, "col": 0, "hp": 2},  # aligned: visible
-        {"type": "cryptog", "row": 4, "col": 4, "hp": 1, "lastKnownRow": 3, "lastKnownCol": 4},  # hidden
+        {
+            "type": "cryptog",
+            "row": 4,
+            "col": 4,
+            "hp": 1,
+            "lastKnownRow": 3,
+            "lastKnownCol": 4,
+        },  # hidden
     ],
     "transmissions": [{"row": 3, "col": 0, "turnsRemaining": 2, "enemyType": "glitch"}],
     "blocks": [
@@ -57,28 +80,44 @@ def test_frame_is_rgb_uint8_and_deterministic(image):
     assert np.array_equal(image, render_rgb(copy.deepcopy(BASE_STATE)))
 
 
-@pytest.mark.parametrize("row, col, key", [
-    (2, 2, "player"),
-    (0, 2, "virus"),
-    (5, 2, "daemon"),
-    (2, 5, "glitch"),
-    (2, 0, "cryptog"),
-    (3, 0, "transmission"),
-    (1, 3, "data"),
-    (1, 1, "program"),
-    (4, 1, "question"),
-    (0, 4, "data_siphoned"),
-    (5, 0, "exit"),
-    (0, 5, "data_siphon"),
-    (3, 3, "floor"),
-])
+@pytest.mark.parametrize(
+    "row, col, key",
+    [
+        (2, 2, "player"),
+        (0, 2, "virus"),
+        (5, 2, "daemon"),
+        (2, 5, "glitch"),
+        (2, 0, "cryptog"),
+        (3, 0, "transmission"),
+        (1, 3, "data"),
+        (1, 1, "program"),
+        (4, 1, "question"),
+        (0, 4, "data_siphoned"),
+        (5, 0, "exit"),
+        (0, 5, "data_siphon"),
+        (3, 3, "floor"),
+    ],
+)
 def test_cell_centre_has_the_entity_colour(image, row, col, key):
     assert pixel(image, row, col) == PALETTE[key]
 
 
 def test_entity_colours_are_distinct():
-    keys = ["player", "virus", "daemon", "glitch", "cryptog", "transmission", "data", "program",
-            "question", "data_siphoned", "exit", "data_siphon", "floor"]
+    keys = [
+        "player",
+        "virus",
+        "daemon",
+        "glitch",
+        "cryptog",
+        "transmission",
+        "data",
+        "program",
+        "question",
+        "data_siphoned",
+        "exit",
+        "data_siphon",
+        "floor",
+    ]
     assert len({PALETTE[k] for k in keys}) == len(keys)
 
 
@@ -160,14 +199,25 @@ def test_minimal_state_uses_schema_defaults():
     assert pixel(image, 5, 5) == PALETTE["exit"]  # default exit (5,5)
 
 
-@pytest.mark.parametrize("state, message", [
-    ({}, "state.player"),
-    ({"player": {"row": 6, "col": 0}}, "state.player.row"),
-    ({"player": {"row": 0, "col": 0}, "enemies": [{"type": "dragon", "row": 1, "col": 1, "hp": 1}]},
-     "state.enemies[0].type"),
-    ({"player": {"row": 0, "col": 0}, "blocks": [{"row": 1, "col": 1, "type": "wall"}]}, "state.blocks[0].type"),
-    ({"player": {"row": 0, "col": 0, "hp": "three"}}, "state.player.hp"),
-])
+@pytest.mark.parametrize(
+    "state, message",
+    [
+        ({}, "state.player"),
+        ({"player": {"row": 6, "col": 0}}, "state.player.row"),
+        (
+            {
+                "player": {"row": 0, "col": 0},
+                "enemies": [{"type": "dragon", "row": 1, "col": 1, "hp": 1}],
+            },
+            "state.enemies[0].type",
+        ),
+        (
+            {"player": {"row": 0, "col": 0}, "blocks": [{"row": 1, "col": 1, "type": "wall"}]},
+            "state.blocks[0].type",
+        ),
+        ({"player": {"row": 0, "col": 0, "hp": "three"}}, "state.player.hp"),
+    ],
+)
 def test_bad_states_raise_clear_errors(state, message):
     with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("]", r"\]")):
         render_rgb(state)
@@ -189,8 +239,18 @@ def test_bad_arguments_raise():
 
 def test_text_panel_lists_the_stats_and_programs():
     text = render_text(BASE_STATE)
-    for expected in ("HP: 2/3", "Credits: 4", "Energy: 3", "Siphons: 1", "Score: 7", "Stage 3", "Turn 4",
-                     "crash(7)", "wait(10)", "show(18)"):
+    for expected in (
+        "HP: 2/3",
+        "Credits: 4",
+        "Energy: 3",
+        "Siphons: 1",
+        "Score: 7",
+        "Stage 3",
+        "Turn 4",
+        "crash(7)",
+        "wait(10)",
+        "show(18)",
+    ):
         assert expected in text
     assert "\x1b[" not in text
 

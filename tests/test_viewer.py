@@ -29,14 +29,17 @@ def _no_display_env(monkeypatch):
     monkeypatch.setattr(sys, "platform", "linux")
 
 
-@pytest.mark.parametrize("environ, platform, expected", [
-    ({}, "linux", False),
-    ({"DISPLAY": ":0"}, "linux", True),
-    ({"WAYLAND_DISPLAY": "wayland-0"}, "linux", True),
-    ({"SDL_VIDEODRIVER": "dummy"}, "linux", True),
-    ({}, "darwin", True),
-    ({}, "freebsd14", False),
-])
+@pytest.mark.parametrize(
+    "environ, platform, expected",
+    [
+        ({}, "linux", False),
+        ({"DISPLAY": ":0"}, "linux", True),
+        ({"WAYLAND_DISPLAY": "wayland-0"}, "linux", True),
+        ({"SDL_VIDEODRIVER": "dummy"}, "linux", True),
+        ({}, "darwin", True),
+        ({}, "freebsd14", False),
+    ],
+)
 def test_display_detection(environ, platform, expected):
     assert display_available(environ, platform) is expected
 
@@ -91,8 +94,12 @@ def test_headless_window_reads_keys(headless_viewer):
     import pygame
 
     headless_viewer.show(STATE)
-    pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_UP, unicode="", mod=0, scancode=0))
-    pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_s, unicode="s", mod=0, scancode=0))
+    pygame.event.post(
+        pygame.event.Event(pygame.KEYDOWN, key=pygame.K_UP, unicode="", mod=0, scancode=0)
+    )
+    pygame.event.post(
+        pygame.event.Event(pygame.KEYDOWN, key=pygame.K_s, unicode="s", mod=0, scancode=0)
+    )
     pygame.event.post(pygame.event.Event(pygame.QUIT))
     assert headless_viewer.poll_keys() == ["up", "s", "quit"]
     assert headless_viewer.wait_key(timeout=0.05) is None
@@ -104,7 +111,9 @@ def test_wait_key_hands_out_queued_keys_one_at_a_time(headless_viewer):
 
     headless_viewer.show(STATE)
     for key in (pygame.K_LEFT, pygame.K_RIGHT, pygame.K_q):
-        pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=key, unicode="", mod=0, scancode=0))
+        pygame.event.post(
+            pygame.event.Event(pygame.KEYDOWN, key=key, unicode="", mod=0, scancode=0)
+        )
     assert [headless_viewer.wait_key(timeout=1) for _ in range(3)] == ["left", "right", "q"]
     assert headless_viewer.wait_key(timeout=0.05) is None
 
@@ -134,7 +143,10 @@ def test_text_viewer_cannot_show_raw_frames(monkeypatch):
 def jax_cache(tmp_path_factory):
     """One on-disk compilation cache for every script run in the session (compiling the engine's
     step takes about a minute on a small CPU; loading it from the cache takes seconds)."""
-    return Path(os.environ.get("JAX_COMPILATION_CACHE_DIR") or tmp_path_factory.getbasetemp() / "jax-compile-cache")
+    return Path(
+        os.environ.get("JAX_COMPILATION_CACHE_DIR")
+        or tmp_path_factory.getbasetemp() / "jax-compile-cache"
+    )
 
 
 def _script_env(cache_dir=None, **extra):
@@ -154,7 +166,8 @@ def _tiny_params(path: Path, hidden_dim: int = 16, num_layers: int = 1) -> Path:
     from hackmatrix.purejaxrl.network import ActorCritic
 
     params = ActorCritic(hidden_dim=hidden_dim, num_layers=num_layers).init(
-        jax.random.PRNGKey(0), np.zeros((1545,), np.float32))
+        jax.random.PRNGKey(0), np.zeros((1545,), np.float32)
+    )
     path.parent.mkdir(parents=True, exist_ok=True)
     return save_params_npz(path, params)
 
@@ -162,7 +175,11 @@ def _tiny_params(path: Path, hidden_dim: int = 16, num_layers: int = 1) -> Path:
 def test_policy_detects_architecture_and_rejects_mismatch(tmp_path):
     from hackmatrix.render.agent_policy import PolicyLoadError, find_latest_params, load_policy
 
-    npz = _tiny_params(tmp_path / "runs" / "hackmatrix-jax-jan01-26-1" / "params_3.npz", hidden_dim=16, num_layers=2)
+    npz = _tiny_params(
+        tmp_path / "runs" / "hackmatrix-jax-jan01-26-1" / "params_3.npz",
+        hidden_dim=16,
+        num_layers=2,
+    )
     policy = load_policy(npz)
     assert (policy.architecture.hidden_dim, policy.architecture.num_layers) == (16, 2)
     mask = np.zeros(28, bool)
@@ -184,8 +201,14 @@ def test_policy_detects_architecture_and_rejects_mismatch(tmp_path):
 
 
 def _watch(args, tmp_path, cache_dir=None, timeout=600):
-    return subprocess.run([sys.executable, str(REPO / "python/scripts/watch_jax_agent.py"), *args],
-                          cwd=tmp_path, env=_script_env(cache_dir), capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, str(REPO / "python/scripts/watch_jax_agent.py"), *args],
+        cwd=tmp_path,
+        env=_script_env(cache_dir),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def _steps_taken(stdout: str) -> int:
@@ -198,8 +221,25 @@ def test_watch_records_one_gif_frame_per_step_on_jax(tmp_path, jax_cache):
 
     _tiny_params(tmp_path / "checkpoints" / "hackmatrix-jax-jan01-26-1" / "params_1.npz")
     gif = tmp_path / "episode.gif"
-    result = _watch(["--latest", "--engine", "jax", "--episodes", "2", "--max-steps", "6", "--seed", "3",
-                     "--speed", "0", "--record", str(gif)], tmp_path, jax_cache)
+    result = _watch(
+        [
+            "--latest",
+            "--engine",
+            "jax",
+            "--episodes",
+            "2",
+            "--max-steps",
+            "6",
+            "--seed",
+            "3",
+            "--speed",
+            "0",
+            "--record",
+            str(gif),
+        ],
+        tmp_path,
+        jax_cache,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     steps = _steps_taken(result.stdout)
     assert 2 <= steps <= 12
@@ -217,15 +257,55 @@ def test_watch_a_freshly_trained_checkpoint(tmp_path, jax_cache):
     from PIL import Image
 
     train = subprocess.run(
-        [sys.executable, str(REPO / "python/scripts/train_purejaxrl.py"), "--num-envs", "4", "--num-steps", "8",
-         "--total-timesteps", "64", "--hidden-dim", "16", "--num-layers", "1", "--no-wandb", "--eval-episodes", "0",
-         "--checkpoint-dir", str(tmp_path / "checkpoints")],
-        cwd=tmp_path, env=_script_env(jax_cache), capture_output=True, text=True, timeout=900)
+        [
+            sys.executable,
+            str(REPO / "python/scripts/train_purejaxrl.py"),
+            "--num-envs",
+            "4",
+            "--num-steps",
+            "8",
+            "--total-timesteps",
+            "64",
+            "--hidden-dim",
+            "16",
+            "--num-layers",
+            "1",
+            "--no-wandb",
+            "--eval-episodes",
+            "0",
+            "--checkpoint-dir",
+            str(tmp_path / "checkpoints"),
+        ],
+        cwd=tmp_path,
+        env=_script_env(jax_cache),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert train.returncode == 0, train.stdout[-3000:] + train.stderr[-3000:]
     gif = tmp_path / "trained.gif"
-    result = _watch(["--latest", "--checkpoint-dir", str(tmp_path / "checkpoints"), "--engine", "jax",
-                     "--episodes", "1", "--max-steps", "5", "--seed", "11", "--speed", "0", "--no-view",
-                     "--record", str(gif)], tmp_path, jax_cache)
+    result = _watch(
+        [
+            "--latest",
+            "--checkpoint-dir",
+            str(tmp_path / "checkpoints"),
+            "--engine",
+            "jax",
+            "--episodes",
+            "1",
+            "--max-steps",
+            "5",
+            "--seed",
+            "11",
+            "--speed",
+            "0",
+            "--no-view",
+            "--record",
+            str(gif),
+        ],
+        tmp_path,
+        jax_cache,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "hidden_dim 16, num_layers 1" in result.stdout
     steps = _steps_taken(result.stdout)
@@ -246,10 +326,28 @@ def test_watch_plays_on_swift_by_default(tmp_path, swift_binary):
     npz = _tiny_params(tmp_path / "run" / "params_2.npz", hidden_dim=8, num_layers=2)
     gif = tmp_path / "swift.gif"
     result = subprocess.run(
-        [sys.executable, str(REPO / "python/scripts/watch_jax_agent.py"), str(npz.parent), "--episodes", "2",
-         "--max-steps", "4", "--seed", "21", "--speed", "0", "--sample", "--record", str(gif)],
-        cwd=tmp_path, env=_script_env(HACKMATRIX_BINARY=str(swift_binary)), capture_output=True, text=True,
-        timeout=600)
+        [
+            sys.executable,
+            str(REPO / "python/scripts/watch_jax_agent.py"),
+            str(npz.parent),
+            "--episodes",
+            "2",
+            "--max-steps",
+            "4",
+            "--seed",
+            "21",
+            "--speed",
+            "0",
+            "--sample",
+            "--record",
+            str(gif),
+        ],
+        cwd=tmp_path,
+        env=_script_env(HACKMATRIX_BINARY=str(swift_binary)),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "swift engine" in result.stdout and "sampled actions" in result.stdout
     assert "invalid actions reported by the swift engine: 0" in result.stdout
@@ -273,8 +371,10 @@ def test_both_engines_draw_the_same_start_board(swift_binary, jax_cache):
             swift.reset(seed)
             jax_session.reset(seed)
             assert swift.mask() == jax_session.mask()
-            assert np.array_equal(render_rgb(swift.state(), mask=swift.mask()),
-                                  render_rgb(jax_session.state(), mask=jax_session.mask()))
+            assert np.array_equal(
+                render_rgb(swift.state(), mask=swift.mask()),
+                render_rgb(jax_session.state(), mask=jax_session.mask()),
+            )
     finally:
         swift.close()
         jax_session.close()

@@ -31,8 +31,14 @@ class FakeEngine:
         if state is not None:
             self.state = copy.deepcopy(state)
         else:
-            self.state = {"seed": seed, "stepIndex": 0, "row": seed % 6, "col": (seed // 6) % 6,
-                          "hp": 3, "credits": 0}
+            self.state = {
+                "seed": seed,
+                "stepIndex": 0,
+                "row": seed % 6,
+                "col": (seed // 6) % 6,
+                "hp": 3,
+                "credits": 0,
+            }
         return self._outcome(None, False)
 
     def _mask(self):
@@ -49,14 +55,20 @@ class FakeEngine:
         obs[0], obs[1] = np.float32(s["row"] / 5), np.float32(s["col"] / 5)
         obs[2], obs[3] = np.float32(s["hp"] / 3), np.float32(min(s["credits"], 50) / 50)
         obs[33 + 42 * (6 * s["row"] + s["col"]) + 41] = 1.0
-        reward = None if components is None else float(sum(components[k] for k in REWARD_COMPONENT_NAMES))
+        reward = (
+            None
+            if components is None
+            else float(sum(components[k] for k in REWARD_COMPONENT_NAMES))
+        )
         return Outcome(obs=obs, mask=self._mask(), reward=reward, components=components, done=done)
 
     def step(self, action):
         if not self._mask()[action]:
-            return Outcome(obs=np.zeros(FLAT_SIZE), mask=np.zeros(ACTION_COUNT), rejected="action_masked")
+            return Outcome(
+                obs=np.zeros(FLAT_SIZE), mask=np.zeros(ACTION_COUNT), rejected="action_masked"
+            )
         s = self.state
-        components = {k: 0.0 for k in REWARD_COMPONENT_NAMES}
+        components = dict.fromkeys(REWARD_COMPONENT_NAMES, 0.0)
         components["step_penalty"] = -0.01
         dr, dc = MOVES[action]
         s["row"], s["col"] = s["row"] + dr, s["col"] + dc

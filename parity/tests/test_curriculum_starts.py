@@ -22,8 +22,12 @@ from hackmatrix.jax_env.generation import starting_state  # noqa: E402
 
 SEEDS = np.array([0, 1, 2, 7, 99, 12345, 2**31, 2**32 - 1], np.uint32)
 # Covers every stage, all / some / no programs and small and large resource ranges.
-MIXED = curriculum_params(1.0, [1] * 8, programs=(0, 23), credits=(0, 40), energy=(0, 40), data_siphons=(0, 3))
-LATE = curriculum_params(1.0, [0, 0, 0, 0, 0, 1, 1, 2], programs=(23, 23), credits=(100, 200), energy=(50, 60))
+MIXED = curriculum_params(
+    1.0, [1] * 8, programs=(0, 23), credits=(0, 40), energy=(0, 40), data_siphons=(0, 3)
+)
+LATE = curriculum_params(
+    1.0, [0, 0, 0, 0, 0, 1, 1, 2], programs=(23, 23), credits=(100, 200), energy=(50, 60)
+)
 
 
 def _same_tree(a, b) -> bool:
@@ -47,13 +51,19 @@ def test_default_params_reset_is_the_canonical_reset(batched_reset):
 def test_curriculum_starts_follow_their_distributions():
     n = 4000
     weights = np.array([4, 0, 1, 1, 0, 2, 0, 2], np.float64)
-    params = curriculum_params(0.75, weights, programs=(2, 5), credits=(3, 6), energy=(0, 0), data_siphons=(1, 2))
-    starts = jax.jit(jax.vmap(lambda s: apply_curriculum(starting_state(s), params)))(jnp.arange(n, dtype=jnp.uint32))
+    params = curriculum_params(
+        0.75, weights, programs=(2, 5), credits=(3, 6), energy=(0, 0), data_siphons=(1, 2)
+    )
+    starts = jax.jit(jax.vmap(lambda s: apply_curriculum(starting_state(s), params)))(
+        jnp.arange(n, dtype=jnp.uint32)
+    )
     canonical = jax.jit(jax.vmap(starting_state))(jnp.arange(n, dtype=jnp.uint32))
     board, base = starts.board, canonical.board
     owned = np.asarray(board.owned).sum(axis=1)
     extra_credits = np.asarray(board.credits - base.credits)
-    on = (np.asarray(starts.stage) != 1) | (owned > 0)  # every curriculum start here owns >= 2 programs
+    on = (np.asarray(starts.stage) != 1) | (
+        owned > 0
+    )  # every curriculum start here owns >= 2 programs
     assert abs(on.mean() - 0.75) < 4 * np.sqrt(0.75 * 0.25 / n)
 
     stages = np.asarray(starts.stage)[on]
@@ -95,20 +105,32 @@ def test_reset_where_uses_the_curriculum(batched_reset):
     fresh_obs, fresh = batched_reset(seeds, LATE)
     for i in range(4):
         source = (fresh_obs, fresh) if bool(done[i]) else (obs, states)
-        assert _same_tree(jax.tree.map(lambda t: t[i], (new_obs, new_states)), jax.tree.map(lambda t: t[i], source))
+        assert _same_tree(
+            jax.tree.map(lambda t: t[i], (new_obs, new_states)),
+            jax.tree.map(lambda t: t[i], source),
+        )
     assert np.all(np.asarray(new_states.stage)[np.asarray(done)] >= 6)
 
 
 @pytest.mark.swift
-@pytest.mark.parametrize("params, seed", [(MIXED, 3), (MIXED, 41), (MIXED, 2026), (LATE, 5), (LATE, 77)])
+@pytest.mark.parametrize(
+    "params, seed", [(MIXED, 3), (MIXED, 41), (MIXED, 2026), (LATE, 5), (LATE, 77)]
+)
 def test_curriculum_start_loads_into_swift_and_replays_identically(engines, params, seed):
     swift, jax_engine = engines
     _, state = jax.jit(jax_env.reset_from_seed)(jnp.uint32(seed), params)
     start = jax_env.state_to_json(state)
-    trace = record(jax_engine, RandomPolicy(seed, BIASED_WEIGHTS), state=start, max_steps=30,
-                   note=f"curriculum start, seed {seed}")
+    trace = record(
+        jax_engine,
+        RandomPolicy(seed, BIASED_WEIGHTS),
+        state=start,
+        max_steps=30,
+        note=f"curriculum start, seed {seed}",
+    )
     assert len(trace.steps) >= 5
-    result = replay(trace, swift, jax_engine)  # setState into Swift, then compare every step and state
+    result = replay(
+        trace, swift, jax_engine
+    )  # setState into Swift, then compare every step and state
     assert result.ok, result.divergence.report()
     assert swift.get_state() == jax_engine.get_state()
 

@@ -58,7 +58,9 @@ def test_corpus_coverage_has_no_gaps(engines):
 
 
 def test_bounded_fuzz_slice_finds_no_divergence(swift_binary, tmp_path):
-    config = FuzzConfig(episodes=256, batch=64, max_steps=150, seed=2026, state_every=20, found_dir=tmp_path)
+    config = FuzzConfig(
+        episodes=256, batch=64, max_steps=150, seed=2026, state_every=20, found_dir=tmp_path
+    )
     result = fuzz(config, str(swift_binary))
     assert not result.divergences, "\n\n".join(d.report() for d in result.divergences)
     assert result.steps >= 10000
@@ -66,7 +68,9 @@ def test_bounded_fuzz_slice_finds_no_divergence(swift_binary, tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not os.environ.get("HACKMATRIX_SLOW"), reason="set HACKMATRIX_SLOW=1 for the long fuzz run")
+@pytest.mark.skipif(
+    not os.environ.get("HACKMATRIX_SLOW"), reason="set HACKMATRIX_SLOW=1 for the long fuzz run"
+)
 def test_long_fuzz_run_finds_no_divergence(swift_binary, tmp_path):
     config = FuzzConfig(episodes=2048, batch=256, max_steps=300, seed=7, found_dir=tmp_path)
     result = fuzz(config, str(swift_binary))
@@ -74,6 +78,7 @@ def test_long_fuzz_run_finds_no_divergence(swift_binary, tmp_path):
 
 
 # --- the harness must be able to fail on the real engines ------------------------------------
+
 
 @pytest.fixture(scope="module")
 def random_trace(engines):
@@ -115,12 +120,17 @@ def _mask(outcome):
     outcome.mask[14] = not outcome.mask[14]
 
 
-@pytest.mark.parametrize("mutate, field", [
-    (_kills, "reward_components.kills"),
-    (_obs, "obs grid[1,1,37] (credits on the cell) = flat[364]"),
-    (_mask, "mask[14 (UNDO)]"),
-])
-def test_perturbed_jax_result_is_reported_at_its_step(engines, random_trace, monkeypatch, mutate, field):
+@pytest.mark.parametrize(
+    "mutate, field",
+    [
+        (_kills, "reward_components.kills"),
+        (_obs, "obs grid[1,1,37] (credits on the cell) = flat[364]"),
+        (_mask, "mask[14 (UNDO)]"),
+    ],
+)
+def test_perturbed_jax_result_is_reported_at_its_step(
+    engines, random_trace, monkeypatch, mutate, field
+):
     swift, jax_engine = engines
     _perturb_step(monkeypatch, 4, mutate)
     divergence = replay(random_trace.without_expectations(), swift, jax_engine).divergence
@@ -143,7 +153,9 @@ def test_perturbed_jax_state_field_is_reported_by_path(engines, random_trace, mo
     assert divergence.step == 4 and divergence.fields == ["state.player.score"]
 
 
-def test_shrink_turns_a_late_divergence_into_a_one_step_setstate_trace(engines, random_trace, monkeypatch):
+def test_shrink_turns_a_late_divergence_into_a_one_step_setstate_trace(
+    engines, random_trace, monkeypatch
+):
     swift, jax_engine = engines
     original = JaxAdapter.step
 
@@ -177,7 +189,9 @@ def test_fuzz_reports_a_perturbed_jax_batch(swift_binary, tmp_path, monkeypatch)
         return out
 
     monkeypatch.setattr(JaxBatch, "step", step)
-    config = FuzzConfig(episodes=64, batch=64, max_steps=10, seed=5, found_dir=tmp_path, max_divergences=1)
+    config = FuzzConfig(
+        episodes=64, batch=64, max_steps=10, seed=5, found_dir=tmp_path, max_divergences=1
+    )
     result = fuzz(config, str(swift_binary))
     assert len(result.divergences) == 1
     divergence = result.divergences[0]

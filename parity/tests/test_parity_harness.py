@@ -132,26 +132,62 @@ def test_flat_names_follow_observation_layout():
     assert flat_index_name(846) == "grid[3,1,15] (block holds program WARP)"
 
 
-@pytest.mark.parametrize("lines, message", [
-    ([], "empty trace"),
-    ([{"format": "other", "version": 1, "seed": 1, "source": "swift"}], "format"),
-    ([{"format": "hackmatrix-trace", "version": 2, "seed": 1, "source": "swift"}], "version"),
-    ([{"format": "hackmatrix-trace", "version": 1, "seed": None, "source": "swift"}], "no setState"),
-    ([{"format": "hackmatrix-trace", "version": 1, "seed": 1, "source": "robot"}], "source"),
-    ([{"format": "hackmatrix-trace", "version": 1, "seed": 1, "source": "swift"},
-      {"type": "step", "step": 1, "action": 0}], "without gaps"),
-    ([{"format": "hackmatrix-trace", "version": 1, "seed": 1, "source": "swift"},
-      {"type": "step", "step": 0, "action": 28}], "0..27"),
-    ([{"format": "hackmatrix-trace", "version": 1, "seed": 1, "source": "swift"},
-      {"type": "step", "step": 0, "action": 0, "done": True},
-      {"type": "step", "step": 1, "action": 0}], "done: true"),
-    ([{"format": "hackmatrix-trace", "version": 1, "seed": 1, "source": "swift"},
-      {"type": "step", "step": 0, "action": 0, "mask": [True] * 27}], "28 booleans"),
-    ([{"format": "hackmatrix-trace", "version": 1, "seed": 1, "source": "swift"},
-      {"type": "step", "step": 0, "action": 0, "reward_components": {"kills": 0}}], "15 keys"),
-    ([{"format": "hackmatrix-trace", "version": 1, "seed": 3, "source": "swift"},
-      {"type": "setState", "state": {"seed": 4}}], "equal state.seed"),
-])
+@pytest.mark.parametrize(
+    "lines, message",
+    [
+        ([], "empty trace"),
+        ([{"format": "other", "version": 1, "seed": 1, "source": "swift"}], "format"),
+        ([{"format": "hackmatrix-trace", "version": 2, "seed": 1, "source": "swift"}], "version"),
+        (
+            [{"format": "hackmatrix-trace", "version": 1, "seed": None, "source": "swift"}],
+            "no setState",
+        ),
+        ([{"format": "hackmatrix-trace", "version": 1, "seed": 1, "source": "robot"}], "source"),
+        (
+            [
+                {"format": "hackmatrix-trace", "version": 1, "seed": 1, "source": "swift"},
+                {"type": "step", "step": 1, "action": 0},
+            ],
+            "without gaps",
+        ),
+        (
+            [
+                {"format": "hackmatrix-trace", "version": 1, "seed": 1, "source": "swift"},
+                {"type": "step", "step": 0, "action": 28},
+            ],
+            "0..27",
+        ),
+        (
+            [
+                {"format": "hackmatrix-trace", "version": 1, "seed": 1, "source": "swift"},
+                {"type": "step", "step": 0, "action": 0, "done": True},
+                {"type": "step", "step": 1, "action": 0},
+            ],
+            "done: true",
+        ),
+        (
+            [
+                {"format": "hackmatrix-trace", "version": 1, "seed": 1, "source": "swift"},
+                {"type": "step", "step": 0, "action": 0, "mask": [True] * 27},
+            ],
+            "28 booleans",
+        ),
+        (
+            [
+                {"format": "hackmatrix-trace", "version": 1, "seed": 1, "source": "swift"},
+                {"type": "step", "step": 0, "action": 0, "reward_components": {"kills": 0}},
+            ],
+            "15 keys",
+        ),
+        (
+            [
+                {"format": "hackmatrix-trace", "version": 1, "seed": 3, "source": "swift"},
+                {"type": "setState", "state": {"seed": 4}},
+            ],
+            "equal state.seed",
+        ),
+    ],
+)
 def test_malformed_traces_are_rejected_with_a_clear_message(lines, message):
     with pytest.raises(TraceFormatError, match=message):
         parse_lines(json.loads(json.dumps(lines)), "bad.jsonl")
@@ -159,7 +195,9 @@ def test_malformed_traces_are_rejected_with_a_clear_message(lines, message):
 
 def test_bad_json_line_names_the_file_and_line(tmp_path):
     path = tmp_path / "bad.jsonl"
-    path.write_text('{"format": "hackmatrix-trace", "version": 1, "seed": 1, "source": "swift"}\nnot json\n')
+    path.write_text(
+        '{"format": "hackmatrix-trace", "version": 1, "seed": 1, "source": "swift"}\nnot json\n'
+    )
     with pytest.raises(TraceFormatError, match=r"bad.jsonl:2: not valid JSON"):
         read_trace(path)
 
@@ -177,7 +215,9 @@ def test_shrink_falls_back_to_removing_actions_when_a_setstate_start_does_not_re
         def corrupt(outcome):
             outcome.components["kills"] = 0.3
 
-        return run(t, FakeEngine("swift"), Perturbed(FakeEngine("jax"), 9, outcome=corrupt)).divergence
+        return run(
+            t, FakeEngine("swift"), Perturbed(FakeEngine("jax"), 9, outcome=corrupt)
+        ).divergence
 
     divergence = check(trace)
     assert divergence.step == 9

@@ -24,7 +24,8 @@ def tiny_params(path: Path, hidden_dim: int = 16, num_layers: int = 1) -> Path:
     from hackmatrix.purejaxrl.network import ActorCritic
 
     params = ActorCritic(hidden_dim=hidden_dim, num_layers=num_layers).init(
-        jax.random.PRNGKey(1), np.zeros((1545,), np.float32))
+        jax.random.PRNGKey(1), np.zeros((1545,), np.float32)
+    )
     path.parent.mkdir(parents=True, exist_ok=True)
     return save_params_npz(path, params)
 
@@ -52,15 +53,34 @@ def masks_before_each_step(trace) -> list[list[bool]]:
 def assert_only_allowed_actions(trace) -> None:
     assert trace.steps, "the policy recorded no step"
     for step, mask in zip(trace.steps, masks_before_each_step(trace)):
-        assert mask[step.action], f"step {step.step}: action {step.action} was not allowed by the mask"
+        assert mask[step.action], (
+            f"step {step.step}: action {step.action} was not allowed by the mask"
+        )
 
 
 def test_cli_records_a_greedy_checkpoint_trace_on_jax(run_dir, tmp_path, capsys):
     out = tmp_path / "greedy.jsonl"
-    code = main(["record", "--engine", "jax", "--policy", "checkpoint", "--checkpoint", str(run_dir),
-                 "--seed", "5", "--max-steps", str(STEPS), "--out", str(out)])
+    code = main(
+        [
+            "record",
+            "--engine",
+            "jax",
+            "--policy",
+            "checkpoint",
+            "--checkpoint",
+            str(run_dir),
+            "--seed",
+            "5",
+            "--max-steps",
+            str(STEPS),
+            "--out",
+            str(out),
+        ]
+    )
     assert code == 0
-    assert "params_2.npz (greedy)" in capsys.readouterr().out  # the run directory resolved to its file
+    assert (
+        "params_2.npz (greedy)" in capsys.readouterr().out
+    )  # the run directory resolved to its file
     trace = read_trace(out)
     assert trace.seed == 5 and trace.source.startswith("jax")
     assert 1 <= len(trace.steps) <= STEPS
@@ -71,7 +91,9 @@ def test_greedy_recording_is_deterministic(run_dir, jax_engine):
     from parity.policies import CheckpointPolicy
 
     first = record(jax_engine, CheckpointPolicy(run_dir / "params_2.npz"), seed=11, max_steps=STEPS)
-    second = record(jax_engine, CheckpointPolicy(run_dir / "params_2.npz", seed=99), seed=11, max_steps=STEPS)
+    second = record(
+        jax_engine, CheckpointPolicy(run_dir / "params_2.npz", seed=99), seed=11, max_steps=STEPS
+    )
     assert_only_allowed_actions(first)
     assert first.lines() == second.lines()  # the policy seed does not matter when greedy
 
@@ -80,25 +102,43 @@ def test_sampled_recording_follows_the_policy_seed(run_dir, jax_engine):
     from parity.policies import CheckpointPolicy
 
     def sampled(seed):
-        return record(jax_engine, CheckpointPolicy(run_dir, greedy=False, seed=seed), seed=3, max_steps=STEPS)
+        return record(
+            jax_engine, CheckpointPolicy(run_dir, greedy=False, seed=seed), seed=3, max_steps=STEPS
+        )
 
     first = sampled(4)
     assert_only_allowed_actions(first)
     assert sampled(4).lines() == first.lines()
 
 
-@pytest.mark.parametrize("name, message", [
-    ("missing.npz", "no such file"),
-    ("garbage.npz", "unreadable"),
-    ("empty-run", "a directory without"),
-])
+@pytest.mark.parametrize(
+    "name, message",
+    [
+        ("missing.npz", "no such file"),
+        ("garbage.npz", "unreadable"),
+        ("empty-run", "a directory without"),
+    ],
+)
 def test_bad_checkpoint_is_a_clear_error_naming_the_file(tmp_path, name, message):
     (tmp_path / "garbage.npz").write_bytes(b"not a zip archive")
     (tmp_path / "empty-run").mkdir()
     bad = tmp_path / name
     with pytest.raises(SystemExit) as raised:
-        main(["record", "--engine", "jax", "--policy", "checkpoint", "--checkpoint", str(bad),
-              "--seed", "1", "--out", str(tmp_path / "never.jsonl")])
+        main(
+            [
+                "record",
+                "--engine",
+                "jax",
+                "--policy",
+                "checkpoint",
+                "--checkpoint",
+                str(bad),
+                "--seed",
+                "1",
+                "--out",
+                str(tmp_path / "never.jsonl"),
+            ]
+        )
     assert str(bad) in str(raised.value) and message in str(raised.value)
     assert not (tmp_path / "never.jsonl").exists()
 
@@ -106,7 +146,18 @@ def test_bad_checkpoint_is_a_clear_error_naming_the_file(tmp_path, name, message
 def test_checkpoint_option_needs_the_checkpoint_policy(tmp_path, run_dir):
     for argv in (["--policy", "checkpoint"], ["--policy", "random", "--checkpoint", str(run_dir)]):
         with pytest.raises(SystemExit, match="--checkpoint PATH goes with --policy checkpoint"):
-            main(["record", "--engine", "jax", *argv, "--seed", "1", "--out", str(tmp_path / "t.jsonl")])
+            main(
+                [
+                    "record",
+                    "--engine",
+                    "jax",
+                    *argv,
+                    "--seed",
+                    "1",
+                    "--out",
+                    str(tmp_path / "t.jsonl"),
+                ]
+            )
 
 
 @pytest.mark.swift

@@ -15,8 +15,14 @@ from parity.trace import StepLine, obs_digest
 
 def _outcome(obs: np.ndarray, reported: str | None = None) -> Outcome:
     extra = {"obs_digest": reported} if reported is not None else {}
-    return Outcome(obs=obs, mask=np.ones(ACTION_COUNT, bool), reward=0.0,
-                   components=None, done=False, extra=extra)
+    return Outcome(
+        obs=obs,
+        mask=np.ones(ACTION_COUNT, bool),
+        reward=0.0,
+        components=None,
+        done=False,
+        extra=extra,
+    )
 
 
 def test_a_reported_digest_that_matches_the_other_side_passes():
@@ -36,7 +42,8 @@ def test_a_wrong_reported_digest_is_a_difference_even_when_the_entries_agree():
     # Reported on the right side: the reference value stays on the left.
     diffs = compare_outcomes(_outcome(obs.copy()), _outcome(obs, obs_digest(other)))
     assert [(d.field, d.left, d.right) for d in diffs] == [
-        ("obs_digest (right engine's own)", obs_digest(obs), obs_digest(other))]
+        ("obs_digest (right engine's own)", obs_digest(obs), obs_digest(other))
+    ]
 
 
 def test_a_wrong_reported_digest_disagrees_with_a_recorded_trace():

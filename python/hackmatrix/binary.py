@@ -73,7 +73,9 @@ def find_binary(build: bool = False, repo_root: Path = REPO_ROOT) -> Path:
     if override:
         path = Path(override).expanduser()
         if not _is_executable(path):
-            raise FileNotFoundError(f"${ENV_VAR} is set to {override!r}, which is not an executable file")
+            raise FileNotFoundError(
+                f"${ENV_VAR} is set to {override!r}, which is not an executable file"
+            )
         return path.resolve()
     if build:
         return build_binary(repo_root)

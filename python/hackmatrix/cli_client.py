@@ -27,8 +27,9 @@ import select
 import subprocess
 import threading
 import time
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 try:  # responses are ~5 KB of JSON; orjson parses them about 3x faster than json
     from orjson import loads as parse_response
@@ -48,7 +49,9 @@ _READ_CHUNK = 1 << 16
 class CliError(RuntimeError):
     """An error line from the engine (``protocol.md`` §7)."""
 
-    def __init__(self, code: str, message: str, details: dict | None = None, command: str | None = None):
+    def __init__(
+        self, code: str, message: str, details: dict | None = None, command: str | None = None
+    ):
         self.code = code
         self.message = message
         self.details = details
@@ -342,7 +345,7 @@ class SwiftEngine:
         self._terminate(grace=1.0)
         self._stderr.join(timeout=1.0)
 
-    def __enter__(self) -> "SwiftEngine":
+    def __enter__(self) -> SwiftEngine:
         return self
 
     def __exit__(self, *exc_info) -> None:

@@ -1,8 +1,11 @@
 """Command-line options shared by the scripts that play a trained network (numpy-free, import-light)."""
 
 
-def add_sampling_flags(parser, greedy_help: str = "greedy actions: argmax of the masked logits (the default)",
-                       sample_help: str = "sample actions from the masked policy distribution") -> None:
+def add_sampling_flags(
+    parser,
+    greedy_help: str = "greedy actions: argmax of the masked logits (the default)",
+    sample_help: str = "sample actions from the masked policy distribution",
+) -> None:
     """--deterministic (the default) / --sample, read back as `args.sample`."""
     choice = parser.add_mutually_exclusive_group()
     choice.add_argument("--deterministic", dest="sample", action="store_false", help=greedy_help)

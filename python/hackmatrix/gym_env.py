@@ -46,14 +46,46 @@ from hackmatrix.observation import (
 ACTION_COUNT = 28
 SUPPORTED_PROTOCOL_MAJOR = "2"
 REWARD_COMPONENT_NAMES = (
-    "step_penalty", "stage_completion", "score_gain", "kills", "data_siphon", "distance_shaping",
-    "victory", "death_penalty", "resource_gain", "resource_holding", "damage_penalty",
-    "hp_recovery", "siphon_quality", "program_waste", "siphon_death_penalty",
+    "step_penalty",
+    "stage_completion",
+    "score_gain",
+    "kills",
+    "data_siphon",
+    "distance_shaping",
+    "victory",
+    "death_penalty",
+    "resource_gain",
+    "resource_holding",
+    "damage_penalty",
+    "hp_recovery",
+    "siphon_quality",
+    "program_waste",
+    "siphon_death_penalty",
 )
 PROGRAM_NAMES = (
-    "push", "pull", "crash", "warp", "poly", "wait", "debug", "row", "col", "undo", "step",
-    "siph+", "exch", "show", "reset", "calm", "d_bom", "delay", "anti-v", "score", "reduc",
-    "atk+", "hack",
+    "push",
+    "pull",
+    "crash",
+    "warp",
+    "poly",
+    "wait",
+    "debug",
+    "row",
+    "col",
+    "undo",
+    "step",
+    "siph+",
+    "exch",
+    "show",
+    "reset",
+    "calm",
+    "d_bom",
+    "delay",
+    "anti-v",
+    "score",
+    "reduc",
+    "atk+",
+    "hack",
 )
 ACTION_NAMES = ("up", "down", "left", "right", "siphon") + PROGRAM_NAMES
 REJECTED_ACTION_CODES = frozenset({"action_masked", "action_out_of_range"})
@@ -87,12 +119,16 @@ class HackMatrixEnv(gym.Env):
         timeout: float | None = DEFAULT_TIMEOUT_S,
     ):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode {render_mode!r} is not one of {self.metadata['render_modes']}")
+            raise ValueError(
+                f"render_mode {render_mode!r} is not one of {self.metadata['render_modes']}"
+            )
         if render_mode == "rgb_array":
             try:
                 import hackmatrix.render  # noqa: F401  (fail now, not at the first frame)
             except ImportError as error:
-                raise ImportError(f"render_mode 'rgb_array' needs the viz extra (Pillow): {error}") from error
+                raise ImportError(
+                    f"render_mode 'rgb_array' needs the viz extra (Pillow): {error}"
+                ) from error
         self.render_mode = render_mode
         self.flat_observation = flat_observation
         self.action_space = spaces.Discrete(ACTION_COUNT)
@@ -106,7 +142,11 @@ class HackMatrixEnv(gym.Env):
                     "grid": spaces.Box(0.0, 1.0, (GRID_SIZE, GRID_SIZE, CELL_FEATURES), np.float32),
                 }
             )
-        self._engine_options = {"timeout": timeout, "log_level": log_level, "stderr_log": stderr_log}
+        self._engine_options = {
+            "timeout": timeout,
+            "log_level": log_level,
+            "stderr_log": stderr_log,
+        }
         self._engine, self.engine_info = self._start_engine(binary)
         self.engine_restarts = 0  # fresh engines started by reset() after a crash
         self._engine_failure: EngineError | None = None  # set by a crash, cleared by reset()
@@ -123,7 +163,10 @@ class HackMatrixEnv(gym.Env):
         try:
             hello = engine.hello()
             version = str(hello.get("protocolVersion", "?"))
-            if version.split(".")[0] != SUPPORTED_PROTOCOL_MAJOR or hello.get("actionCount") != ACTION_COUNT:
+            if (
+                version.split(".")[0] != SUPPORTED_PROTOCOL_MAJOR
+                or hello.get("actionCount") != ACTION_COUNT
+            ):
                 raise RuntimeError(
                     f"{engine.binary} speaks protocol {version} with {hello.get('actionCount')} actions; "
                     f"this env needs protocol {SUPPORTED_PROTOCOL_MAJOR}.x with {ACTION_COUNT} actions"
@@ -144,7 +187,8 @@ class HackMatrixEnv(gym.Env):
         warnings.warn(
             f"HackMatrix-v0: the Swift engine (pid {dead.pid}) had died ({reason}); reset() started "
             f"a fresh one (pid {self._engine.pid}), restart {self.engine_restarts} of this env",
-            EngineRestartWarning, stacklevel=3,
+            EngineRestartWarning,
+            stacklevel=3,
         )
 
     # ------------------------------------------------------------------ gym API
@@ -171,8 +215,12 @@ class HackMatrixEnv(gym.Env):
         self._accept_observation(response)
         self._stats = _EpisodeStats(self._obs_json)
         self._last_step = {}
-        info = {"action_mask": self._mask, "seed": engine_seed, "step_index": response["info"]["step_index"],
-                "engine_restarts": self.engine_restarts}
+        info = {
+            "action_mask": self._mask,
+            "seed": engine_seed,
+            "step_index": response["info"]["step_index"],
+            "engine_restarts": self.engine_restarts,
+        }
         return self._obs, info
 
     def _reset_engine(self, seed: int | None, options: dict | None) -> tuple[dict, int]:
@@ -195,7 +243,8 @@ class HackMatrixEnv(gym.Env):
         if self._engine_failure is not None:
             raise type(self._engine_failure)(
                 f"the Swift engine died in an earlier step; call reset() to start a fresh one "
-                f"(the failure: {str(self._engine_failure).splitlines()[0]})")
+                f"(the failure: {str(self._engine_failure).splitlines()[0]})"
+            )
         index = _action_index(action)
         try:
             response = self._engine.step(index)
@@ -219,7 +268,11 @@ class HackMatrixEnv(gym.Env):
         reward = float(response["reward"])
         terminated = bool(response["done"])
         self._stats.record(index, reward, info, self._obs_json)
-        self._last_step = {"last_action": index, "reward": reward, "reward_components": info.get("reward_components")}
+        self._last_step = {
+            "last_action": index,
+            "reward": reward,
+            "reward_components": info.get("reward_components"),
+        }
         if terminated:
             info["episode_stats"] = self._stats.summary()
         return self._obs, reward, terminated, False, info
@@ -300,11 +353,17 @@ class TruncateOnEngineCrash(gym.Wrapper):
         except EngineError as error:
             if self._last_obs is None:
                 raise
-            warnings.warn(f"HackMatrix-v0: {str(error).splitlines()[0]}; the episode ends as truncated",
-                          EngineRestartWarning, stacklevel=2)
-            info = {"engine_crashed": str(error), "invalid_action": False,
-                    "action_mask": np.zeros(ACTION_COUNT, dtype=bool),
-                    "reward_components": dict.fromkeys(REWARD_COMPONENT_NAMES, 0.0)}
+            warnings.warn(
+                f"HackMatrix-v0: {str(error).splitlines()[0]}; the episode ends as truncated",
+                EngineRestartWarning,
+                stacklevel=2,
+            )
+            info = {
+                "engine_crashed": str(error),
+                "invalid_action": False,
+                "action_mask": np.zeros(ACTION_COUNT, dtype=bool),
+                "reward_components": dict.fromkeys(REWARD_COMPONENT_NAMES, 0.0),
+            }
             return self._last_obs, 0.0, False, True, info
         self._last_obs = obs
         return obs, reward, terminated, truncated, info
@@ -396,12 +455,15 @@ def ansi_board(obs: dict) -> str:
     lines = [
         f"stage {obs['stage']} turn {obs['turn']}  hp {obs['playerHP']}  credits {obs['credits']}"
         f"  energy {obs['energy']}  siphons {obs['dataSiphons']}  atk {obs['baseAttack']}  score {obs['score']}",
-        f"programs: {owned}" + ("  [SHOW]" if obs["showActivated"] else "") + ("  [CALM]" if obs["scheduledTasksDisabled"] else ""),
+        f"programs: {owned}"
+        + ("  [SHOW]" if obs["showActivated"] else "")
+        + ("  [CALM]" if obs["scheduledTasksDisabled"] else ""),
     ]
     for r in range(GRID_SIZE - 1, -1, -1):
         row = obs["cells"][r]
         texts = [
-            _cell_text(row[c], r == obs["playerRow"] and c == obs["playerCol"], obs["playerHP"]) for c in range(GRID_SIZE)
+            _cell_text(row[c], r == obs["playerRow"] and c == obs["playerCol"], obs["playerHP"])
+            for c in range(GRID_SIZE)
         ]
         lines.append(f"{r} " + " ".join(f"{t:<4}" for t in texts).rstrip())
     lines.append("  " + " ".join(f"{c:<4}" for c in range(GRID_SIZE)).rstrip())

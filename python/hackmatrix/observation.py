@@ -11,7 +11,7 @@ then saturated into [0, 1].
 from __future__ import annotations
 
 import hashlib
-from typing import Mapping
+from collections.abc import Mapping
 
 import numpy as np
 

@@ -25,9 +25,11 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
+sys.path.insert(
+    0, str(Path(__file__).resolve().parents[1])
+)  # run from a checkout without installing
 
-from hackmatrix.binary import find_binary  # noqa: E402
+from hackmatrix.binary import find_binary
 
 ORIGINAL_STEPS_PER_SECOND = 570.0
 
@@ -111,8 +113,16 @@ def bench_ppo(binary: str, seconds: float) -> dict:
     torch.set_num_threads(1)
     vec = DummyVecEnv([_make_env(binary)])
     try:
-        model = MaskablePPO("MultiInputPolicy", vec, n_steps=512, batch_size=64, n_epochs=4, seed=0,
-                            device="cpu", policy_kwargs={"net_arch": {"pi": [256, 256, 128], "vf": [256, 256, 128]}})
+        model = MaskablePPO(
+            "MultiInputPolicy",
+            vec,
+            n_steps=512,
+            batch_size=64,
+            n_epochs=4,
+            seed=0,
+            device="cpu",
+            policy_kwargs={"net_arch": {"pi": [256, 256, 128], "vf": [256, 256, 128]}},
+        )
         model.learn(512)  # warm-up: first rollout and update
         steps = 0
         start = time.perf_counter()
@@ -128,7 +138,9 @@ def bench_ppo(binary: str, seconds: float) -> dict:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--seconds", type=float, default=5.0, help="wall time per row")
-    p.add_argument("--num-envs", type=int, nargs="*", default=[2], help="SubprocVecEnv sizes to measure")
+    p.add_argument(
+        "--num-envs", type=int, nargs="*", default=[2], help="SubprocVecEnv sizes to measure"
+    )
     p.add_argument("--skip-ppo", action="store_true")
     p.add_argument("--binary", default=None)
     p.add_argument("--out", type=Path, default=Path("bench_results/bench_gym.json"))
@@ -137,7 +149,10 @@ def main(argv=None) -> int:
         p.error("--seconds must be positive and --num-envs at least 1")
     binary = str(Path(args.binary).resolve() if args.binary else find_binary())
 
-    rows = {"cli_client": bench_cli(binary, args.seconds), "gym_env": bench_gym(binary, args.seconds)}
+    rows = {
+        "cli_client": bench_cli(binary, args.seconds),
+        "gym_env": bench_gym(binary, args.seconds),
+    }
     for n in args.num_envs:
         rows[f"subproc_vec_{n}"] = bench_subproc(binary, args.seconds, n)
     if not args.skip_ppo:
@@ -148,15 +163,21 @@ def main(argv=None) -> int:
 
     print(f"{'measurement':<18} {'steps':>8} {'seconds':>8} {'steps/s':>10} {'vs 570/s':>9}")
     for name, row in rows.items():
-        print(f"{name:<18} {row['steps']:>8} {row['seconds']:>8.2f} {row['steps_per_second']:>10.1f} "
-              f"{row['vs_original']:>8.2f}x")
+        print(
+            f"{name:<18} {row['steps']:>8} {row['seconds']:>8.2f} {row['steps_per_second']:>10.1f} "
+            f"{row['vs_original']:>8.2f}x"
+        )
     print(f"(original SB3 path: ~{ORIGINAL_STEPS_PER_SECOND:.0f} steps/s)")
 
     result = {
         "benchmark": "bench_gym",
         "binary": binary,
-        "machine": {"platform": platform.platform(), "cpu_count": os.cpu_count(),
-                    "load_average": os.getloadavg(), "python": platform.python_version()},
+        "machine": {
+            "platform": platform.platform(),
+            "cpu_count": os.cpu_count(),
+            "load_average": os.getloadavg(),
+            "python": platform.python_version(),
+        },
         "seconds_per_row": args.seconds,
         "original_steps_per_second": ORIGINAL_STEPS_PER_SECOND,
         "rows": rows,

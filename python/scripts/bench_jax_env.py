@@ -21,7 +21,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-from hackmatrix.host_devices import request_cpu_devices, steal_percent, steal_reading  # noqa: E402  (imports no jax)
+from hackmatrix.host_devices import request_cpu_devices, steal_percent, steal_reading
 
 
 def positive_int(text):
@@ -33,13 +33,19 @@ def positive_int(text):
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--num-envs", type=positive_int, nargs="+", default=[1, 64, 1024, 2048, 4096, 16384])
+    parser.add_argument(
+        "--num-envs", type=positive_int, nargs="+", default=[1, 64, 1024, 2048, 4096, 16384]
+    )
     parser.add_argument("--steps", type=positive_int, default=32, help="steps per measured call")
     parser.add_argument("--repeats", type=positive_int, default=2)
     parser.add_argument("--out", default="bench_results/bench_jax_env.json")
-    parser.add_argument("--cpu-devices", type=positive_int, default=os.cpu_count() or 1,
-                        help="XLA devices the CPU is split into, each stepping its share of the batch "
-                             "(default: one per core; ignored on GPU/TPU, where every local device is used)")
+    parser.add_argument(
+        "--cpu-devices",
+        type=positive_int,
+        default=os.cpu_count() or 1,
+        help="XLA devices the CPU is split into, each stepping its share of the batch "
+        "(default: one per core; ignored on GPU/TPU, where every local device is used)",
+    )
     return parser.parse_args(argv)
 
 
@@ -50,15 +56,18 @@ if __name__ == "__main__":
 
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
-from jax.sharding import Mesh, NamedSharding, PartitionSpec as P  # noqa: E402
+from jax.sharding import Mesh, NamedSharding  # noqa: E402
+from jax.sharding import PartitionSpec as P
 
 import hackmatrix.jax_env as J  # noqa: E402
 
 try:  # jax >= 0.7; the engine's loops build constants that are the same on every device
     from jax import shard_map as _shard_map
+
     _UNCHECKED = {"check_vma": False}
 except ImportError:
     from jax.experimental.shard_map import shard_map as _shard_map
+
     _UNCHECKED = {"check_rep": False}
 
 
@@ -115,14 +124,19 @@ def make_sharded_rollout(num_envs, steps, devices):
         return obs, states, key[None], finished[None]
 
     spec = P("envs")
-    sharded = _shard_map(local, mesh=mesh, in_specs=(spec, spec, spec), out_specs=(spec, spec, spec, spec),
-                         **_UNCHECKED)
+    sharded = _shard_map(
+        local,
+        mesh=mesh,
+        in_specs=(spec, spec, spec),
+        out_specs=(spec, spec, spec, spec),
+        **_UNCHECKED,
+    )
     return jax.jit(sharded), NamedSharding(mesh, spec)
 
 
 def devices_for(num_envs, devices):
     """The most of `devices` that divide the batch evenly (1 env runs on one device)."""
-    return devices[:math.gcd(num_envs, len(devices))]
+    return devices[: math.gcd(num_envs, len(devices))]
 
 
 def bench(num_envs, steps, repeats, devices):
@@ -149,10 +163,17 @@ def bench(num_envs, steps, repeats, devices):
         best = min(best, time.perf_counter() - t0)
         episodes += int(jnp.sum(done))
     steal = steal_percent(steal_before)
-    return {"num_envs": num_envs, "devices": len(devices), "steps_per_call": steps, "seconds_per_call": best,
-            "steps_per_second": num_envs * steps / best, "rollout_compile_s": compile_s,
-            "reset_compile_s": reset_compile, "episodes_finished": episodes,
-            "cpu_steal_percent": steal}
+    return {
+        "num_envs": num_envs,
+        "devices": len(devices),
+        "steps_per_call": steps,
+        "seconds_per_call": best,
+        "steps_per_second": num_envs * steps / best,
+        "rollout_compile_s": compile_s,
+        "reset_compile_s": reset_compile,
+        "episodes_finished": episodes,
+        "cpu_steal_percent": steal,
+    }
 
 
 def step_compile_time():
@@ -168,29 +189,49 @@ def main(args):
     devices = jax.local_devices()
     if devices[0].platform == "cpu":
         if len(devices) < args.cpu_devices:
-            print(f"note: XLA has {len(devices)} CPU device(s), fewer than --cpu-devices {args.cpu_devices} "
-                  "(XLA_FLAGS already set a device count?)")
-        devices = devices[:args.cpu_devices]
-    results = {"device": str(devices[0]), "devices": len(devices), "platform": platform.platform(),
-               "cpu_count": os.cpu_count(), "xla_flags": os.environ.get("XLA_FLAGS", ""),
-               "vmapped_step_compile_s": step_compile_time(), "runs": []}
-    print(f"{len(devices)} x {devices[0].device_kind} ({devices[0].platform}); "
-          f"vmapped step compile: {results['vmapped_step_compile_s']:.1f} s")
-    print(f"{'num_envs':>9} {'devices':>8} {'steps/s':>12} {'s/call':>9} {'compile s':>10} {'episodes':>9} "
-          f"{'steal %':>8}")
+            print(
+                f"note: XLA has {len(devices)} CPU device(s), fewer than --cpu-devices {args.cpu_devices} "
+                "(XLA_FLAGS already set a device count?)"
+            )
+        devices = devices[: args.cpu_devices]
+    results = {
+        "device": str(devices[0]),
+        "devices": len(devices),
+        "platform": platform.platform(),
+        "cpu_count": os.cpu_count(),
+        "xla_flags": os.environ.get("XLA_FLAGS", ""),
+        "vmapped_step_compile_s": step_compile_time(),
+        "runs": [],
+    }
+    print(
+        f"{len(devices)} x {devices[0].device_kind} ({devices[0].platform}); "
+        f"vmapped step compile: {results['vmapped_step_compile_s']:.1f} s"
+    )
+    print(
+        f"{'num_envs':>9} {'devices':>8} {'steps/s':>12} {'s/call':>9} {'compile s':>10} {'episodes':>9} "
+        f"{'steal %':>8}"
+    )
     for n in args.num_envs:
         r = bench(n, args.steps, args.repeats, devices)
         results["runs"].append(r)
         steal = "-" if r["cpu_steal_percent"] is None else f"{r['cpu_steal_percent']:.0f}"
-        print(f"{n:>9} {r['devices']:>8} {r['steps_per_second']:>12.0f} {r['seconds_per_call']:>9.3f} "
-              f"{r['rollout_compile_s']:>10.1f} {r['episodes_finished']:>9} {steal:>8}", flush=True)
+        print(
+            f"{n:>9} {r['devices']:>8} {r['steps_per_second']:>12.0f} {r['seconds_per_call']:>9.3f} "
+            f"{r['rollout_compile_s']:>10.1f} {r['episodes_finished']:>9} {steal:>8}",
+            flush=True,
+        )
     best = max(results["runs"], key=lambda r: r["steps_per_second"])
-    results["best"] = {"num_envs": best["num_envs"], "devices": best["devices"],
-                       "steps_per_second": best["steps_per_second"]}
+    results["best"] = {
+        "num_envs": best["num_envs"],
+        "devices": best["devices"],
+        "steps_per_second": best["steps_per_second"],
+    }
     os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
     with open(args.out, "w") as f:
         json.dump(results, f, indent=2)
-    print(f"best: {best['steps_per_second']:.0f} steps/s at num_envs={best['num_envs']}; wrote {args.out}")
+    print(
+        f"best: {best['steps_per_second']:.0f} steps/s at num_envs={best['num_envs']}; wrote {args.out}"
+    )
 
 
 if __name__ == "__main__":

@@ -42,13 +42,19 @@ def time_corpus(traces, left, right, state_every):
             raise SystemExit(result.divergence.report())
         steps += result.steps_run
     seconds = time.perf_counter() - began
-    return {"traces": len(traces), "steps": steps, "seconds": round(seconds, 2),
-            "steps_per_s": round(steps / seconds, 1)}
+    return {
+        "traces": len(traces),
+        "steps": steps,
+        "seconds": round(seconds, 2),
+        "steps_per_s": round(steps / seconds, 1),
+    }
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--binary", help="Swift CLI (default: $HACKMATRIX_BINARY or the ./swift-build output)")
+    parser.add_argument(
+        "--binary", help="Swift CLI (default: $HACKMATRIX_BINARY or the ./swift-build output)"
+    )
     parser.add_argument("--fuzz-episodes", type=int, default=512)
     parser.add_argument("--fuzz-batch", type=int, default=64)
     parser.add_argument("--fuzz-max-steps", type=int, default=200)
@@ -66,22 +72,40 @@ def main() -> int:
         "corpus, swift alone vs recording": time_corpus(traces, swift, None, 0),
     }
     swift.close()
-    config = FuzzConfig(episodes=args.fuzz_episodes, batch=args.fuzz_batch, max_steps=args.fuzz_max_steps,
-                        seed=args.seed, workers=args.workers, found_dir=ROOT / "parity" / "traces" / "found")
+    config = FuzzConfig(
+        episodes=args.fuzz_episodes,
+        batch=args.fuzz_batch,
+        max_steps=args.fuzz_max_steps,
+        seed=args.seed,
+        workers=args.workers,
+        found_dir=ROOT / "parity" / "traces" / "found",
+    )
     result = fuzz(config, args.binary)
     rows[f"fuzz, batch {args.fuzz_batch}, {args.workers} swift workers"] = {
-        "episodes": result.episodes, "steps": result.steps, "seconds": round(result.wall_seconds, 2),
-        "steps_per_s": round(result.steps / result.wall_seconds, 1), "divergences": len(result.divergences)}
+        "episodes": result.episodes,
+        "steps": result.steps,
+        "seconds": round(result.wall_seconds, 2),
+        "steps_per_s": round(result.steps / result.wall_seconds, 1),
+        "divergences": len(result.divergences),
+    }
 
-    print(f"| measurement | steps | seconds | steps/s |\n| --- | --- | --- | --- |")
+    print("| measurement | steps | seconds | steps/s |\n| --- | --- | --- | --- |")
     for name, row in rows.items():
         print(f"| {name} | {row['steps']} | {row['seconds']} | {row['steps_per_s']} |")
     for divergence in result.divergences:
         print(divergence.report())
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"machine": {"cpu_count": os.cpu_count(), "platform": platform.platform()},
-                               "results": rows, "coverage": result.coverage.to_json()}, indent=2))
+    out.write_text(
+        json.dumps(
+            {
+                "machine": {"cpu_count": os.cpu_count(), "platform": platform.platform()},
+                "results": rows,
+                "coverage": result.coverage.to_json(),
+            },
+            indent=2,
+        )
+    )
     print(f"wrote {out}")
     return 1 if result.divergences else 0
 

@@ -31,15 +31,19 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from hackmatrix.cli_client import parse_response  # noqa: E402
+from hackmatrix.cli_client import parse_response
 
 ORIGINAL_PIPE_STEPS_PER_SECOND = 570  # the original Swift CLI over its pipe
 
 
 def bench_in_process(binary: Path, steps: int) -> dict:
     done = subprocess.run(
-        [str(binary), "--bench", str(steps)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        check=True, timeout=600,
+        [str(binary), "--bench", str(steps)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        check=True,
+        timeout=600,
     )
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -48,7 +52,10 @@ def bench_pipe(binary: Path, steps: int, policy_seed: int) -> dict:
     """Round trips of reset/step lines through the CLI's stdin/stdout."""
     rng = random.Random(policy_seed)
     proc = subprocess.Popen(
-        [str(binary), "--headless-cli"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        [str(binary), "--headless-cli"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
     )
     stdin, stdout = proc.stdin, proc.stdout
     assert stdin is not None and stdout is not None
@@ -103,8 +110,14 @@ def bench_pipe(binary: Path, steps: int, policy_seed: int) -> dict:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--binary", type=Path, help="the hackmatrix CLI (default: $HACKMATRIX_BINARY or ./swift-build)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--binary",
+        type=Path,
+        help="the hackmatrix CLI (default: $HACKMATRIX_BINARY or ./swift-build)",
+    )
     parser.add_argument("--pipe-steps", type=int, default=30_000)
     parser.add_argument("--inproc-steps", type=int, default=100_000)
     parser.add_argument("--policy-seed", type=int, default=0)
@@ -120,15 +133,25 @@ def main() -> int:
     pipe = bench_pipe(args.binary, args.pipe_steps, args.policy_seed)
 
     rows = [
-        ("engine, in-process", in_process["engine"]["steps"], in_process["engine"]["steps_per_second"]),
-        ("protocol session, in-process", in_process["session"]["steps"], in_process["session"]["steps_per_second"]),
+        (
+            "engine, in-process",
+            in_process["engine"]["steps"],
+            in_process["engine"]["steps_per_second"],
+        ),
+        (
+            "protocol session, in-process",
+            in_process["session"]["steps"],
+            in_process["session"]["steps_per_second"],
+        ),
         ("JSON pipe (Python client)", pipe["steps"], pipe["steps_per_second"]),
         ("original engine, JSON pipe", None, ORIGINAL_PIPE_STEPS_PER_SECOND),
     ]
     print(f"{'path':<32} {'steps':>9} {'steps/s':>11} {'vs original pipe':>17}")
     for name, steps, rate in rows:
         steps_text = "-" if steps is None else str(steps)
-        print(f"{name:<32} {steps_text:>9} {rate:>11.0f} {rate / ORIGINAL_PIPE_STEPS_PER_SECOND:>16.1f}x")
+        print(
+            f"{name:<32} {steps_text:>9} {rate:>11.0f} {rate / ORIGINAL_PIPE_STEPS_PER_SECOND:>16.1f}x"
+        )
 
     result = {
         "benchmark": "bench_swift",

@@ -46,13 +46,26 @@ def free_port(host: str = "127.0.0.1") -> int:
 def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--num-processes", type=int, required=True)
-    parser.add_argument("--port", type=int, default=None, help="coordinator port (default: a free one)")
-    parser.add_argument("--devices-per-process", type=int, default=1,
-                        help="XLA CPU devices per process (ignored on GPU/TPU)")
-    parser.add_argument("--gpus-per-process", type=int, default=None,
-                        help="give each process its own K GPUs (JAX_LOCAL_DEVICE_IDS)")
-    parser.add_argument("trainer_args", nargs=argparse.REMAINDER,
-                        help="-- then the arguments for train_purejaxrl.py")
+    parser.add_argument(
+        "--port", type=int, default=None, help="coordinator port (default: a free one)"
+    )
+    parser.add_argument(
+        "--devices-per-process",
+        type=int,
+        default=1,
+        help="XLA CPU devices per process (ignored on GPU/TPU)",
+    )
+    parser.add_argument(
+        "--gpus-per-process",
+        type=int,
+        default=None,
+        help="give each process its own K GPUs (JAX_LOCAL_DEVICE_IDS)",
+    )
+    parser.add_argument(
+        "trainer_args",
+        nargs=argparse.REMAINDER,
+        help="-- then the arguments for train_purejaxrl.py",
+    )
     args = parser.parse_args(argv)
     if args.num_processes < 1:
         parser.error(f"--num-processes must be at least 1, got {args.num_processes}")
@@ -80,7 +93,9 @@ def process_env(index: int, args) -> dict:
     env = dict(os.environ)
     flags = env.get("XLA_FLAGS", "")
     if "--xla_force_host_platform_device_count" not in flags:
-        env["XLA_FLAGS"] = f"{flags} --xla_force_host_platform_device_count={args.devices_per_process}".strip()
+        env["XLA_FLAGS"] = (
+            f"{flags} --xla_force_host_platform_device_count={args.devices_per_process}".strip()
+        )
     if args.gpus_per_process is not None:
         first = index * args.gpus_per_process
         env["JAX_LOCAL_DEVICE_IDS"] = ",".join(str(first + k) for k in range(args.gpus_per_process))
@@ -98,12 +113,26 @@ def launch(args) -> int:
     port = args.port or free_port()
     procs = []
     for index in range(args.num_processes):
-        cmd = [sys.executable, str(TRAINER), *args.trainer_args,
-               "--coordinator-address", f"127.0.0.1:{port}",
-               "--num-processes", str(args.num_processes), "--process-id", str(index)]
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                env=process_env(index, args), preexec_fn=_die_with_parent,
-                                start_new_session=True)  # signals arrive only via forward()
+        cmd = [
+            sys.executable,
+            str(TRAINER),
+            *args.trainer_args,
+            "--coordinator-address",
+            f"127.0.0.1:{port}",
+            "--num-processes",
+            str(args.num_processes),
+            "--process-id",
+            str(index),
+        ]
+        proc = subprocess.Popen(
+            cmd,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env=process_env(index, args),
+            preexec_fn=_die_with_parent,
+            start_new_session=True,
+        )  # signals arrive only via forward()
         threading.Thread(target=_pump, args=(index, proc.stdout, sys.stdout), daemon=True).start()
         procs.append(proc)
 
@@ -127,8 +156,12 @@ def watch(procs) -> int:
         failed = [(i, code) for i, code in enumerate(codes) if code not in (None, 0)]
         if failed:
             index, code = root_cause(procs)
-            print(f"launch_multihost: process {index} exited with status {code}; "
-                  f"stopping the other processes", file=sys.stderr, flush=True)
+            print(
+                f"launch_multihost: process {index} exited with status {code}; "
+                f"stopping the other processes",
+                file=sys.stderr,
+                flush=True,
+            )
             return code if code > 0 else 128 - code
         if all(code == 0 for code in codes):
             return 0

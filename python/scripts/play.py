@@ -33,12 +33,29 @@ from hackmatrix.render.viewer import Viewer
 
 def parse_args(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--engine", choices=ENGINES, default="swift", help="which engine runs the game (default swift)")
-    parser.add_argument("--seed", type=int, default=None, help="game seed 0..4294967295 (default: random)")
-    parser.add_argument("--text", action="store_true", help="play in the terminal even when a display is available")
+    parser.add_argument(
+        "--engine",
+        choices=ENGINES,
+        default="swift",
+        help="which engine runs the game (default swift)",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=None, help="game seed 0..4294967295 (default: random)"
+    )
+    parser.add_argument(
+        "--text", action="store_true", help="play in the terminal even when a display is available"
+    )
     parser.add_argument("--scale", type=float, default=1.0, help="window size factor (default 1.0)")
-    parser.add_argument("--color", action="store_true", help="ANSI colours in terminal mode (default: when stdout is a terminal)")
-    parser.add_argument("--binary", default=None, help="Swift CLI path (default: $HACKMATRIX_BINARY or the built one)")
+    parser.add_argument(
+        "--color",
+        action="store_true",
+        help="ANSI colours in terminal mode (default: when stdout is a terminal)",
+    )
+    parser.add_argument(
+        "--binary",
+        default=None,
+        help="Swift CLI path (default: $HACKMATRIX_BINARY or the built one)",
+    )
     args = parser.parse_args(argv)
     if args.seed is not None and not 0 <= args.seed <= 0xFFFFFFFF:
         parser.error(f"--seed must be in 0..4294967295, got {args.seed}")
@@ -76,24 +93,36 @@ class HumanGame:
         self.steps += 1
         self.total_reward += outcome.reward
         self.done = outcome.done
-        lines = [f"step {self.steps}: {action_name(action)} ({action})  reward {outcome.reward:+.4f}"]
+        lines = [
+            f"step {self.steps}: {action_name(action)} ({action})  reward {outcome.reward:+.4f}"
+        ]
         if outcome.stage_complete and not outcome.won:
             lines.append("stage complete!")
         if outcome.done:
             verdict = "YOU WON" if outcome.won else "YOU DIED"
-            lines.append(f"{verdict} after {self.steps} steps, total reward {self.total_reward:+.3f}. "
-                         "N for a new game, Q to quit")
+            lines.append(
+                f"{verdict} after {self.steps} steps, total reward {self.total_reward:+.3f}. "
+                "N for a new game, Q to quit"
+            )
         return lines
 
     def title(self) -> str:
-        return f"HackMatrix  ·  {self.session.name} engine  ·  seed {self.seed}  ·  step {self.steps}"
+        return (
+            f"HackMatrix  ·  {self.session.name} engine  ·  seed {self.seed}  ·  step {self.steps}"
+        )
 
     def render_kwargs(self, state: dict) -> dict:
-        kwargs = {"mask": self.session.mask(), "title": self.title(),
-                  "footer": keymap.key_help_lines(state.get("ownedPrograms", []))}
+        kwargs = {
+            "mask": self.session.mask(),
+            "title": self.title(),
+            "footer": keymap.key_help_lines(state.get("ownedPrograms", [])),
+        }
         if self.last is not None:
-            kwargs.update(last_action=self.last.action, reward_components=self.last.components,
-                          reward=self.last.reward)
+            kwargs.update(
+                last_action=self.last.action,
+                reward_components=self.last.components,
+                reward=self.last.reward,
+            )
         return kwargs
 
     def show(self, viewer: Viewer) -> None:
@@ -101,8 +130,10 @@ class HumanGame:
         viewer.show(state, **self.render_kwargs(state))
 
 
-HELP_TEXT = ("commands: up down left right | s (siphon) | a program name, its key letter or its index 5..27 | "
-             "new | help | quit")
+HELP_TEXT = (
+    "commands: up down left right | s (siphon) | a program name, its key letter or its index 5..27 | "
+    "new | help | quit"
+)
 
 
 def play_terminal(game: HumanGame, viewer: Viewer, lines) -> None:
@@ -156,17 +187,26 @@ def main(argv=None) -> int:
     try:
         session = open_session(args.engine, binary=args.binary)
     except FileNotFoundError as error:
-        print(f"cannot start the {args.engine} engine: {error}\n(try --engine jax)", file=sys.stderr)
+        print(
+            f"cannot start the {args.engine} engine: {error}\n(try --engine jax)", file=sys.stderr
+        )
         return 2
-    viewer = Viewer("HackMatrix", mode="text" if args.text else "auto",
-                    color=True if args.color else None, scale=args.scale)
+    viewer = Viewer(
+        "HackMatrix",
+        mode="text" if args.text else "auto",
+        color=True if args.color else None,
+        scale=args.scale,
+    )
     if viewer.fallback_reason:
         print(f"terminal mode: {viewer.fallback_reason}", file=sys.stderr)
     try:
         game = HumanGame(session, args.seed)
         if hasattr(session, "warm_up"):
-            print("compiling the JAX engine (about a minute the first time, cached afterwards)...",
-                  file=sys.stderr, flush=True)
+            print(
+                "compiling the JAX engine (about a minute the first time, cached afterwards)...",
+                file=sys.stderr,
+                flush=True,
+            )
             session.warm_up()
         if viewer.mode == "window":
             play_window(game, viewer)

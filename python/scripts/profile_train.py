@@ -57,8 +57,10 @@ def cost(jitted, *args) -> dict:
     if isinstance(analysis, list):  # older jax returns one dict per computation
         analysis = analysis[0] if analysis else {}
     analysis = analysis or {}
-    return {"gflop": round(analysis.get("flops", 0.0) / 1e9, 2),
-            "gb_accessed": round(analysis.get("bytes accessed", 0.0) / 1e9, 2)}
+    return {
+        "gflop": round(analysis.get("flops", 0.0) / 1e9, 2),
+        "gb_accessed": round(analysis.get("bytes accessed", 0.0) / 1e9, 2),
+    }
 
 
 def env_and_config(args):
@@ -67,8 +69,9 @@ def env_and_config(args):
 
     from hackmatrix.purejaxrl.config import TrainConfig, auto_scale_for_batch_size
 
-    config = TrainConfig(num_envs=args.num_envs, num_steps=args.num_steps, log_interval=1,
-                         hidden_dim=args.hidden_dim)
+    config = TrainConfig(
+        num_envs=args.num_envs, num_steps=args.num_steps, log_interval=1, hidden_dim=args.hidden_dim
+    )
     auto_scale_for_batch_size(config)
     return importlib.import_module(args.env_module), config
 
@@ -100,23 +103,34 @@ def profile(args) -> dict:
         """
         jitted = jax.jit(fn)
         wall, cpu, out = timed(jitted, *fn_args, repeats=args.repeats)
-        row = {"phase": name, "wall_s": round(wall * count, 3), "cpu_s": round(cpu * count, 3),
-               "cpu_us_per_step": round(cpu * count / batch * 1e6, 2), **cost(jitted, *fn_args)}
+        row = {
+            "phase": name,
+            "wall_s": round(wall * count, 3),
+            "cpu_s": round(cpu * count, 3),
+            "cpu_us_per_step": round(cpu * count / batch * 1e6, 2),
+            **cost(jitted, *fn_args),
+        }
         for key in ("gflop", "gb_accessed"):
             row[key] = round(row[key] * count * trips, 2)
         rows.append(row)
-        print(f"{name:<22} {row['wall_s']:>8.3f} {row['cpu_s']:>8.3f} {row['cpu_us_per_step']:>9.2f} "
-              f"{row['gflop']:>9.1f} {row['gb_accessed']:>8.2f}", flush=True)
+        print(
+            f"{name:<22} {row['wall_s']:>8.3f} {row['cpu_s']:>8.3f} {row['cpu_us_per_step']:>9.2f} "
+            f"{row['gflop']:>9.1f} {row['gb_accessed']:>8.2f}",
+            flush=True,
+        )
         return out
 
-    print(f"{num_envs} envs x {num_steps} steps = {batch:,} per update; "
-          f"{num_mb} minibatches x {epochs} epochs; hidden {config.hidden_dim} x {config.num_layers}")
+    print(
+        f"{num_envs} envs x {num_steps} steps = {batch:,} per update; "
+        f"{num_mb} minibatches x {epochs} epochs; hidden {config.hidden_dim} x {config.num_layers}"
+    )
     print(f"{'phase':<22} {'wall s':>8} {'cpu s':>8} {'cpu us/st':>9} {'GFLOP':>9} {'GB acc':>8}")
 
     # Whole update first (its output runner feeds the phase timings).
     update = phases["update"]
-    runner_after, _ = record("update (one jit)", lambda r: update(r), runner,
-                             trips=num_steps)  # rollout-dominated count; see learn
+    runner_after, _ = record(
+        "update (one jit)", lambda r: update(r), runner, trips=num_steps
+    )  # rollout-dominated count; see learn
 
     rollout = phases["rollout"]
     _, traj, last_value = record("rollout", lambda r: rollout(r), runner, trips=num_steps)
@@ -134,9 +148,11 @@ def profile(args) -> dict:
             mask = v_mask(state)
             action, _ = distribution.sample(act_key, zero_logits, mask)
             obs, state, reward, done, info = v_step(
-                jax.random.split(step_key, num_envs), state, action, env_params)
+                jax.random.split(step_key, num_envs), state, action, env_params
+            )
             state, obs = auto_reset(reset_key, done, state, obs)
-            return (state, obs, rng), (obs[:, 0], reward, done)   # keep outputs small
+            return (state, obs, rng), (obs[:, 0], reward, done)  # keep outputs small
+
         return jax.lax.scan(body, (env_state, obs, rng), None, num_steps)
 
     record("  env step+mask", env_only, runner.env_state, runner.obs, runner.rng, trips=num_steps)
@@ -146,6 +162,7 @@ def profile(args) -> dict:
             rng, key = jax.random.split(rng)
             action, empty = distribution.sample(key, logits, mask)
             return rng, (action, distribution.log_prob(logits, mask, action), empty)
+
         return jax.lax.scan(body, rng, None, num_steps)
 
     logits0, _ = network.apply(runner.train_state.params, runner.obs)
@@ -158,18 +175,21 @@ def profile(args) -> dict:
 
     learn = phases["learn"]
     key = jax.random.PRNGKey(1)
-    record("learn", learn, runner.train_state, key, traj, advantages, targets,
-           trips=epochs * num_mb)
+    record(
+        "learn", learn, runner.train_state, key, traj, advantages, targets, trips=epochs * num_mb
+    )
 
     # learn split, one epoch each, scaled by the epoch count.
-    flat = jax.tree_util.tree_map(lambda x: x.reshape((batch,) + x.shape[2:]),
-                                  (traj, advantages, targets))
+    flat = jax.tree_util.tree_map(
+        lambda x: x.reshape((batch,) + x.shape[2:]), (traj, advantages, targets)
+    )
 
     def shuffle_gather(batch_tree, key):
         permutation = jax.random.permutation(key, batch)
         return jax.tree_util.tree_map(
             lambda x: jnp.take(x, permutation, axis=0).reshape((num_mb, -1) + x.shape[1:]),
-            batch_tree)
+            batch_tree,
+        )
 
     minibatches = record("  shuffle+gather", shuffle_gather, flat, key, count=epochs)
     del flat
@@ -179,6 +199,7 @@ def profile(args) -> dict:
         def body(total, minibatch):
             grads, losses = jax.grad(loss_fn, has_aux=True)(params, minibatch)
             return jax.tree_util.tree_map(jnp.add, total, grads), losses
+
         zeros = jax.tree_util.tree_map(jnp.zeros_like, params)
         return jax.lax.scan(body, zeros, minibatches)
 
@@ -188,18 +209,30 @@ def profile(args) -> dict:
     def optimizer_steps(train_state, grads):
         def body(state, _):
             return state.apply_gradients(grads=grads), None
+
         return jax.lax.scan(body, train_state, None, num_mb)[0]
 
     record("  optimizer", optimizer_steps, runner.train_state, grads, count=epochs, trips=num_mb)
 
     rollout_metrics = phases["rollout_metrics"]
     losses = {k: jnp.zeros((epochs, num_mb)) for k in ("a", "b", "c", "d", "e", "f", "g")}
-    record("metrics", lambda t, l: ({k: v.mean() for k, v in l.items()}, rollout_metrics(t)),
-           traj, losses)
+    record(
+        "metrics",
+        lambda t, l: ({k: v.mean() for k, v in l.items()}, rollout_metrics(t)),
+        traj,
+        losses,
+    )
     del runner_after
-    return {"num_envs": num_envs, "num_steps": num_steps, "batch_size": batch,
-            "num_minibatches": num_mb, "update_epochs": epochs,
-            "hidden_dim": config.hidden_dim, "num_layers": config.num_layers, "rows": rows}
+    return {
+        "num_envs": num_envs,
+        "num_steps": num_steps,
+        "batch_size": batch,
+        "num_minibatches": num_mb,
+        "update_epochs": epochs,
+        "hidden_dim": config.hidden_dim,
+        "num_layers": config.num_layers,
+        "rows": rows,
+    }
 
 
 def materialised_learn(trainer):
@@ -222,15 +255,18 @@ def materialised_learn(trainer):
         rng, perm_key = jax.random.split(rng)
         permutation = jax.random.permutation(perm_key, batch_size)
         minibatches = jax.tree_util.tree_map(
-            lambda x: jnp.take(x, permutation, axis=0).reshape((num_mb, -1) + x.shape[1:]), batch)
+            lambda x: jnp.take(x, permutation, axis=0).reshape((num_mb, -1) + x.shape[1:]), batch
+        )
         train_state, losses = jax.lax.scan(minibatch_step, train_state, minibatches)
         return (train_state, rng, batch), losses
 
     def learn(train_state, epoch_key, traj, advantages, targets):
         flat = jax.tree_util.tree_map(
-            lambda x: x.reshape((batch_size,) + x.shape[2:]), (traj, advantages, targets))
+            lambda x: x.reshape((batch_size,) + x.shape[2:]), (traj, advantages, targets)
+        )
         (train_state, _, _), losses = jax.lax.scan(
-            epoch_step, (train_state, epoch_key, flat), None, config.update_epochs)
+            epoch_step, (train_state, epoch_key, flat), None, config.update_epochs
+        )
         return train_state, losses
 
     return learn
@@ -249,8 +285,10 @@ def ab_learn(args) -> dict:
     _, traj, last_value = jax.jit(trainer.phases["rollout"])(runner)
     advantages, targets = jax.jit(trainer.phases["compute_gae"])(traj, last_value)
     key = jax.random.PRNGKey(1)
-    variants = {"A materialised": jax.jit(materialised_learn(trainer)),
-                "B gathered per minibatch": jax.jit(trainer.phases["learn"])}
+    variants = {
+        "A materialised": jax.jit(materialised_learn(trainer)),
+        "B gathered per minibatch": jax.jit(trainer.phases["learn"]),
+    }
     call_args = (runner.train_state, key, traj, advantages, targets)
     outputs = {name: jax.block_until_ready(fn(*call_args)) for name, fn in variants.items()}
     a, b = (jax.tree_util.tree_leaves(o[0].params) for o in outputs.values())
@@ -265,11 +303,16 @@ def ab_learn(args) -> dict:
             times[name][1].append(time.process_time() - cpu)
     result = {"identical_params": identical, "batch_size": config.batch_size}
     for name, (walls, cpus) in times.items():
-        result[name] = {"wall_s": [round(t, 3) for t in walls], "cpu_s": [round(t, 3) for t in cpus],
-                        "median_wall_s": round(statistics.median(walls), 3),
-                        "median_cpu_s": round(statistics.median(cpus), 3)}
-        print(f"{name:<26} wall {result[name]['median_wall_s']:>7.3f} s  "
-              f"cpu {result[name]['median_cpu_s']:>7.3f} s  (walls {result[name]['wall_s']})")
+        result[name] = {
+            "wall_s": [round(t, 3) for t in walls],
+            "cpu_s": [round(t, 3) for t in cpus],
+            "median_wall_s": round(statistics.median(walls), 3),
+            "median_cpu_s": round(statistics.median(cpus), 3),
+        }
+        print(
+            f"{name:<26} wall {result[name]['median_wall_s']:>7.3f} s  "
+            f"cpu {result[name]['median_cpu_s']:>7.3f} s  (walls {result[name]['wall_s']})"
+        )
     print(f"parameters after learn bit-identical: {identical}")
     return result
 
@@ -295,8 +338,12 @@ def ab_devices(args) -> dict:
         runner = trainer.init(jax.random.PRNGKey(0))
         start = time.perf_counter()
         compiled = trainer.train_chunk.lower(runner, 1).compile()
-        result[name] = {"compile_s": round(time.perf_counter() - start, 1), "wall_s": [], "cpu_s": []}
-        runner, metrics = compiled(runner, 1)             # warm-up
+        result[name] = {
+            "compile_s": round(time.perf_counter() - start, 1),
+            "wall_s": [],
+            "cpu_s": [],
+        }
+        runner, metrics = compiled(runner, 1)  # warm-up
         jax.block_until_ready(metrics)
         state[name] = [compiled, runner]
     for _ in range(args.repeats):
@@ -312,8 +359,10 @@ def ab_devices(args) -> dict:
         wall, cpu = statistics.median(row["wall_s"]), statistics.median(row["cpu_s"])
         row["steps_per_second"] = round(config.batch_size / wall, 1)
         row["cpu_us_per_step"] = round(cpu / config.batch_size * 1e6, 2)
-        print(f"{name:<10} compile {row['compile_s']:>6.1f} s  {row['steps_per_second']:>9,.0f} steps/s  "
-              f"cpu {row['cpu_us_per_step']:>6.2f} us/step  (walls {row['wall_s']})")
+        print(
+            f"{name:<10} compile {row['compile_s']:>6.1f} s  {row['steps_per_second']:>9,.0f} steps/s  "
+            f"cpu {row['cpu_us_per_step']:>6.2f} us/step  (walls {row['wall_s']})"
+        )
     return result
 
 
@@ -325,10 +374,16 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--env-module", default="hackmatrix.jax_env")
     parser.add_argument("--output", default="bench_results/profile_train.json")
-    parser.add_argument("--ab-learn", action="store_true",
-                        help="A/B the learn phase against the materialised-shuffle version instead")
-    parser.add_argument("--ab-devices", action="store_true",
-                        help="A/B whole updates on one XLA CPU device against two instead")
+    parser.add_argument(
+        "--ab-learn",
+        action="store_true",
+        help="A/B the learn phase against the materialised-shuffle version instead",
+    )
+    parser.add_argument(
+        "--ab-devices",
+        action="store_true",
+        help="A/B whole updates on one XLA CPU device against two instead",
+    )
     args = parser.parse_args()
     if args.ab_devices:
         from hackmatrix.host_devices import request_cpu_devices  # imports no jax

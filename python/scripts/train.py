@@ -26,68 +26,131 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
+sys.path.insert(
+    0, str(Path(__file__).resolve().parents[1])
+)  # run from a checkout without installing
 
-from hackmatrix.binary import find_binary  # noqa: E402
-from hackmatrix.cli_client import EngineError  # noqa: E402
-from hackmatrix.gym_env import REWARD_COMPONENT_NAMES  # noqa: E402
+from hackmatrix.binary import find_binary
+from hackmatrix.cli_client import EngineError
+from hackmatrix.gym_env import REWARD_COMPONENT_NAMES
 
 CHECKPOINT_PREFIX = "maskable_ppo_hack"
-PPO_KEYS = ("learning_rate", "n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda", "clip_range",
-            "ent_coef", "vf_coef")
+PPO_KEYS = (
+    "learning_rate",
+    "n_steps",
+    "batch_size",
+    "n_epochs",
+    "gamma",
+    "gae_lambda",
+    "clip_range",
+    "ent_coef",
+    "vf_coef",
+)
 NET_ARCH = {"pi": [256, 256, 128], "vf": [256, 256, 128]}
 # Test hook: SIGKILL env 0's Swift engine once this many timesteps have run (training.md §6.3).
 KILL_ENGINE_ENV = "HACKMATRIX_TEST_KILL_ENGINE_AT"
 
 # training.md §6.2: the seed table is the default; where it is silent, the original's values.
 PRESETS = {
-    "seed": {"learning_rate": 3e-4, "n_steps": 2048, "batch_size": 64, "n_epochs": 10, "gamma": 0.99,
-             "gae_lambda": 0.95, "clip_range": 0.2, "ent_coef": 0.1, "vf_coef": 1.0},
+    "seed": {
+        "learning_rate": 3e-4,
+        "n_steps": 2048,
+        "batch_size": 64,
+        "n_epochs": 10,
+        "gamma": 0.99,
+        "gae_lambda": 0.95,
+        "clip_range": 0.2,
+        "ent_coef": 0.1,
+        "vf_coef": 1.0,
+    },
     # The original's "production" MODEL_CONFIG.
-    "original": {"learning_rate": 3e-4, "n_steps": 4096, "batch_size": 64, "n_epochs": 20, "gamma": 0.99,
-                 "gae_lambda": 0.95, "clip_range": 0.2, "ent_coef": 0.3, "vf_coef": 1.0},
+    "original": {
+        "learning_rate": 3e-4,
+        "n_steps": 4096,
+        "batch_size": 64,
+        "n_epochs": 20,
+        "gamma": 0.99,
+        "gae_lambda": 0.95,
+        "clip_range": 0.2,
+        "ent_coef": 0.3,
+        "vf_coef": 1.0,
+    },
 }
 
 
 # --------------------------------------------------------------------------- arguments
 
+
 def parse_args(argv=None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description="MaskablePPO on the Swift HackMatrix engine (legacy SB3 path).")
+    p = argparse.ArgumentParser(
+        description="MaskablePPO on the Swift HackMatrix engine (legacy SB3 path)."
+    )
     p.add_argument("--timesteps", type=int, default=1_000_000, help="total env steps of the run")
     p.add_argument("--save-freq", type=int, default=10_000, help="checkpoint every N env steps")
     p.add_argument("--eval-freq", type=int, default=5_000, help="evaluate every N env steps")
     p.add_argument("--eval-episodes", type=int, default=5)
     p.add_argument("--log-dir", type=Path, default=Path("./logs"))
     p.add_argument("--model-dir", type=Path, default=Path("./models"))
-    p.add_argument("--resume", type=Path, default=None, help="model .zip to continue; its folder is the run")
+    p.add_argument(
+        "--resume", type=Path, default=None, help="model .zip to continue; its folder is the run"
+    )
     p.add_argument("--run-suffix", default=None)
     p.add_argument("--num-envs", type=int, default=1, help="1: DummyVecEnv; more: SubprocVecEnv")
     p.add_argument("--max-episode-steps", type=int, default=1000, help="TimeLimit truncation")
     p.add_argument("--no-wandb", action="store_true", help="turn W&B off")
-    p.add_argument("--wandb", action="store_true", help="accepted for compatibility (W&B is on by default)")
+    p.add_argument(
+        "--wandb", action="store_true", help="accepted for compatibility (W&B is on by default)"
+    )
     verbosity = p.add_mutually_exclusive_group()
-    verbosity.add_argument("--debug", action="store_true", help="Swift debug logs (to the per-env log file)")
-    verbosity.add_argument("--info", action="store_true", help="Swift info logs (to the per-env log file)")
-    p.add_argument("--preset", choices=sorted(PRESETS), default=None,
-                   help="hyperparameter preset (default: seed; 'original' = the original production config)")
+    verbosity.add_argument(
+        "--debug", action="store_true", help="Swift debug logs (to the per-env log file)"
+    )
+    verbosity.add_argument(
+        "--info", action="store_true", help="Swift info logs (to the per-env log file)"
+    )
+    p.add_argument(
+        "--preset",
+        choices=sorted(PRESETS),
+        default=None,
+        help="hyperparameter preset (default: seed; 'original' = the original production config)",
+    )
     for key in PPO_KEYS:
         kind = int if key in ("n_steps", "batch_size", "n_epochs") else float
-        p.add_argument("--" + key.replace("_", "-"), type=kind, default=None, dest=key,
-                       help=f"override {key} (seed preset: {PRESETS['seed'][key]})")
+        p.add_argument(
+            "--" + key.replace("_", "-"),
+            type=kind,
+            default=None,
+            dest=key,
+            help=f"override {key} (seed preset: {PRESETS['seed'][key]})",
+        )
     p.add_argument("--seed", type=int, default=None, help="seed for the policy and the env seeds")
     p.add_argument("--device", default="cpu", help="torch device (an MLP policy runs best on cpu)")
-    p.add_argument("--torch-threads", type=int, default=1,
-                   help="torch CPU threads (1 is fastest for this small MLP; more threads spin-wait on busy CPUs)")
-    p.add_argument("--binary", default=None, help="Swift CLI (default: $HACKMATRIX_BINARY or ./swift-build output)")
+    p.add_argument(
+        "--torch-threads",
+        type=int,
+        default=1,
+        help="torch CPU threads (1 is fastest for this small MLP; more threads spin-wait on busy CPUs)",
+    )
+    p.add_argument(
+        "--binary",
+        default=None,
+        help="Swift CLI (default: $HACKMATRIX_BINARY or ./swift-build output)",
+    )
     p.add_argument("--no-progress-bar", action="store_true")
     args = p.parse_args(argv)
-    for name in ("timesteps", "save_freq", "eval_freq", "num_envs", "max_episode_steps", "eval_episodes",
-                 "torch_threads"):
+    for name in (
+        "timesteps",
+        "save_freq",
+        "eval_freq",
+        "num_envs",
+        "max_episode_steps",
+        "eval_episodes",
+        "torch_threads",
+    ):
         if getattr(args, name) < 1:
             p.error(f"--{name.replace('_', '-')} must be at least 1")
     return args
@@ -109,6 +172,7 @@ def explicit_hyperparameters(args) -> dict:
 
 # --------------------------------------------------------------------------- run identity
 
+
 def next_run_name(model_dir: Path, suffix: str | None, today: datetime.date | None = None) -> str:
     """hackmatrix-{mon}{dd}-{yy}-{N}[-{suffix}], N one more than today's largest (training.md §4.5)."""
     today = today or datetime.date.today()
@@ -129,8 +193,13 @@ def wandb_run_id(run_name: str) -> str:
 
 def git_commit() -> str | None:
     try:
-        out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5,
-                             cwd=Path(__file__).parent)
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+            cwd=Path(__file__).parent,
+        )
         return out.stdout.strip() or None
     except (OSError, subprocess.SubprocessError):
         return None
@@ -139,13 +208,18 @@ def git_commit() -> str | None:
 def binary_facts(binary: Path) -> dict:
     """Path, SHA-256 and build time of the binary actually launched (training.md §6.4)."""
     digest = hashlib.sha256(binary.read_bytes()).hexdigest()
-    built = datetime.datetime.fromtimestamp(binary.stat().st_mtime, datetime.timezone.utc).isoformat()
+    built = datetime.datetime.fromtimestamp(
+        binary.stat().st_mtime, datetime.timezone.utc
+    ).isoformat()
     return {"swift_binary": str(binary), "swift_binary_sha256": digest, "swift_binary_built": built}
 
 
 # --------------------------------------------------------------------------- environments
 
-def make_env_fn(binary: str, max_episode_steps: int, log_level: str | None, stderr_log: Path | None):
+
+def make_env_fn(
+    binary: str, max_episode_steps: int, log_level: str | None, stderr_log: Path | None
+):
     """A picklable factory for one HackMatrix-v0 env: crash-to-truncation, TimeLimit, then Monitor.
 
     A dead Swift process ends its episode as truncated and the auto-reset
@@ -158,7 +232,9 @@ def make_env_fn(binary: str, max_episode_steps: int, log_level: str | None, stde
 
         from hackmatrix.gym_env import HackMatrixEnv, TruncateOnEngineCrash
 
-        env = HackMatrixEnv(binary=binary, log_level=log_level, stderr_log=str(stderr_log) if stderr_log else None)
+        env = HackMatrixEnv(
+            binary=binary, log_level=log_level, stderr_log=str(stderr_log) if stderr_log else None
+        )
         return Monitor(TimeLimit(TruncateOnEngineCrash(env), max_episode_steps=max_episode_steps))
 
     return make
@@ -168,8 +244,10 @@ def make_vec_env(args, binary: Path, log_dir: Path, count: int, tag: str):
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     level = "debug" if args.debug else ("info" if args.info else None)
-    fns = [make_env_fn(str(binary), args.max_episode_steps, level, log_dir / f"swift_{tag}{i}.log")
-           for i in range(count)]
+    fns = [
+        make_env_fn(str(binary), args.max_episode_steps, level, log_dir / f"swift_{tag}{i}.log")
+        for i in range(count)
+    ]
     return DummyVecEnv(fns) if count == 1 else SubprocVecEnv(fns)
 
 
@@ -183,6 +261,7 @@ def close_quietly(vec_env) -> None:
 
 
 # --------------------------------------------------------------------------- callbacks
+
 
 def make_callbacks(base):
     """Callback classes, built on SB3's BaseCallback (imported lazily so --help stays fast)."""
@@ -203,7 +282,9 @@ def make_callbacks(base):
             self._actions[:] = 0
 
         def _on_step(self) -> bool:
-            for info, action in zip(self.locals["infos"], np.asarray(self.locals["actions"]).reshape(-1)):
+            for info, action in zip(
+                self.locals["infos"], np.asarray(self.locals["actions"]).reshape(-1)
+            ):
                 components = info.get("reward_components", {})
                 self._sums += [components.get(k, 0.0) for k in REWARD_COMPONENT_NAMES]
                 self._steps += 1
@@ -239,7 +320,8 @@ def make_callbacks(base):
             self._db.execute(
                 "CREATE TABLE IF NOT EXISTS episodes (id INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT, "
                 "timestamp TEXT, timesteps INTEGER, total_reward REAL, steps INTEGER, highest_stage INTEGER, "
-                "programs_used INTEGER, stats_json TEXT)")
+                "programs_used INTEGER, stats_json TEXT)"
+            )
             self._db.execute("CREATE INDEX IF NOT EXISTS episodes_run ON episodes(run_id)")
 
         def _on_step(self) -> bool:
@@ -254,20 +336,34 @@ def make_callbacks(base):
             self._db.execute(
                 "INSERT INTO episodes (run_id, timestamp, timesteps, total_reward, steps, highest_stage, "
                 "programs_used, stats_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (self.run_id, datetime.datetime.now(datetime.timezone.utc).isoformat(), self.num_timesteps,
-                 stats["total_reward"], stats["steps"], stats["highest_stage"], stats["programs_used"],
-                 json.dumps(stats)))
+                (
+                    self.run_id,
+                    datetime.datetime.now(datetime.timezone.utc).isoformat(),
+                    self.num_timesteps,
+                    stats["total_reward"],
+                    stats["steps"],
+                    stats["highest_stage"],
+                    stats["programs_used"],
+                    json.dumps(stats),
+                ),
+            )
             self._db.commit()
             if self.wandb_run is None:
                 return
-            point = {"episode/count": self.count, "episode/programs_used": stats["programs_used"],
-                     "episode/highest_stage": stats["highest_stage"], "episode/steps": stats["steps"],
-                     "episode/action_moves": stats["action_counts"]["move"],
-                     "episode/action_siphons": stats["action_counts"]["siphon"],
-                     "episode/action_programs": stats["action_counts"]["program"]}
+            point = {
+                "episode/count": self.count,
+                "episode/programs_used": stats["programs_used"],
+                "episode/highest_stage": stats["highest_stage"],
+                "episode/steps": stats["steps"],
+                "episode/action_moves": stats["action_counts"]["move"],
+                "episode/action_siphons": stats["action_counts"]["siphon"],
+                "episode/action_programs": stats["action_counts"]["program"],
+            }
             for key, value in stats["reward_breakdown"].items():
                 point[f"episode/reward_{key}"] = value
-            point["episode/reward_stepPenalty"] = stats["reward_components"].get("step_penalty", 0.0)
+            point["episode/reward_stepPenalty"] = stats["reward_components"].get(
+                "step_penalty", 0.0
+            )
             self.wandb_run.log(point, step=self.num_timesteps)
 
         def _on_training_end(self) -> None:
@@ -279,6 +375,7 @@ def make_callbacks(base):
 
 
 # --------------------------------------------------------------------------- W&B
+
 
 def make_engine_crash_callback(base):
     class EngineCrashCallback(base):
@@ -295,17 +392,23 @@ def make_engine_crash_callback(base):
         def _on_step(self) -> bool:
             if self.kill_at is not None and self.num_timesteps >= self.kill_at:
                 pid = self.training_env.get_attr("engine_pid", indices=[0])[0]
-                print(f"{KILL_ENGINE_ENV}: killing env 0's Swift engine (pid {pid}) at timestep "
-                      f"{self.num_timesteps}", flush=True)
+                print(
+                    f"{KILL_ENGINE_ENV}: killing env 0's Swift engine (pid {pid}) at timestep "
+                    f"{self.num_timesteps}",
+                    flush=True,
+                )
                 os.kill(pid, signal.SIGKILL)
                 self.kill_at = None
             for index, info in enumerate(self.locals["infos"]):
                 if "engine_crashed" in info:
                     self.crashes += 1
                     first_line = info["engine_crashed"].splitlines()[0]
-                    print(f"Engine crash in env {index} at timestep {self.num_timesteps}: {first_line}; "
-                          f"episode truncated, a fresh engine starts on its reset "
-                          f"(crashes so far: {self.crashes})", flush=True)
+                    print(
+                        f"Engine crash in env {index} at timestep {self.num_timesteps}: {first_line}; "
+                        f"episode truncated, a fresh engine starts on its reset "
+                        f"(crashes so far: {self.crashes})",
+                        flush=True,
+                    )
                     self.logger.record("env/engine_crashes", self.crashes)
             return True
 
@@ -322,20 +425,29 @@ def start_wandb(run_name: str, run_dir: Path, config: dict):
     if not os.environ.get("WANDB_API_KEY") and os.environ.get("WANDB_MODE") is None:
         try:
             logged_in = bool(wandb.api.api_key)
-        except Exception:  # noqa: BLE001 - any failure means "no credentials"
+        except Exception:
             logged_in = False
         if not logged_in:
             os.environ["WANDB_MODE"] = "offline"
             print("W&B: no credentials found, logging offline (sync later with `wandb sync`)")
     try:
-        return wandb.init(project="hackmatrix", name=run_name, id=wandb_run_id(run_name), resume="allow",
-                          save_code=True, sync_tensorboard=True, config=config, dir=str(run_dir))
-    except Exception as error:  # noqa: BLE001 - W&B must never stop training
+        return wandb.init(
+            project="hackmatrix",
+            name=run_name,
+            id=wandb_run_id(run_name),
+            resume="allow",
+            save_code=True,
+            sync_tensorboard=True,
+            config=config,
+            dir=str(run_dir),
+        )
+    except Exception as error:
         print(f"WARNING: wandb.init failed ({error}); continuing without it")
         return None
 
 
 # --------------------------------------------------------------------------- main
+
 
 def resolve_run(args) -> tuple[str, Path]:
     if args.resume is not None:
@@ -372,15 +484,21 @@ def load_for_resume(args, vec_env, tensorboard_log):
     """Load the model; keep its stored hyperparameters unless a flag asks otherwise, and say so."""
     from sb3_contrib import MaskablePPO
 
-    model = MaskablePPO.load(args.resume, env=vec_env, device=args.device, tensorboard_log=tensorboard_log)
+    model = MaskablePPO.load(
+        args.resume, env=vec_env, device=args.device, tensorboard_log=tensorboard_log
+    )
     stored = current_hyperparameters(model)
     print("Resumed hyperparameters: " + ", ".join(f"{k}={v}" for k, v in stored.items()))
     changes = {k: v for k, v in explicit_hyperparameters(args).items() if v != stored[k]}
     if "n_steps" in changes or "batch_size" in changes:
-        raise SystemExit("--n-steps/--batch-size cannot change on --resume (the rollout buffer shape is fixed); "
-                         "start a fresh run instead")
+        raise SystemExit(
+            "--n-steps/--batch-size cannot change on --resume (the rollout buffer shape is fixed); "
+            "start a fresh run instead"
+        )
     for key, value in changes.items():
-        print(f"WARNING: --resume changes {key}: {stored[key]} -> {value} (asked for on the command line)")
+        print(
+            f"WARNING: --resume changes {key}: {stored[key]} -> {value} (asked for on the command line)"
+        )
         if key == "learning_rate":
             from stable_baselines3.common.utils import get_schedule_fn
 
@@ -415,6 +533,7 @@ def main(argv=None) -> int:
 
     try:
         import tensorboard  # noqa: F401
+
         tensorboard_log = str(args.log_dir)
     except ImportError:
         tensorboard_log = None
@@ -438,43 +557,69 @@ def main(argv=None) -> int:
             model = load_for_resume(args, vec_env, tensorboard_log)
         else:
             hyper = requested_hyperparameters(args)
-            model = MaskablePPO("MultiInputPolicy", vec_env, policy_kwargs={"net_arch": NET_ARCH},
-                                tensorboard_log=tensorboard_log, seed=args.seed, device=args.device,
-                                verbose=1, **hyper)
+            model = MaskablePPO(
+                "MultiInputPolicy",
+                vec_env,
+                policy_kwargs={"net_arch": NET_ARCH},
+                tensorboard_log=tensorboard_log,
+                seed=args.seed,
+                device=args.device,
+                verbose=1,
+                **hyper,
+            )
         if tensorboard_log is None:
             model.set_logger(local_logger(log_dir))
         remaining = args.timesteps - model.num_timesteps
         engine_hello = vec_env.get_attr("engine_info", indices=[0])[0]
         hyper_now = current_hyperparameters(model)
         config = {
-            "run_name": run_name, "model_config": {**hyper_now, "net_arch": NET_ARCH,
-                                                   "policy": "MultiInputPolicy"},
-            "num_envs": args.num_envs, "max_episode_steps": args.max_episode_steps,
-            "total_timesteps": args.timesteps, "resumed_from": str(args.resume) if args.resume else None,
-            "reward_components": list(REWARD_COMPONENT_NAMES), "git_commit": git_commit(),
-            "engine": {k: engine_hello.get(k) for k in ("engine", "engineVersion", "protocolVersion")},
+            "run_name": run_name,
+            "model_config": {**hyper_now, "net_arch": NET_ARCH, "policy": "MultiInputPolicy"},
+            "num_envs": args.num_envs,
+            "max_episode_steps": args.max_episode_steps,
+            "total_timesteps": args.timesteps,
+            "resumed_from": str(args.resume) if args.resume else None,
+            "reward_components": list(REWARD_COMPONENT_NAMES),
+            "git_commit": git_commit(),
+            "engine": {
+                k: engine_hello.get(k) for k in ("engine", "engineVersion", "protocolVersion")
+            },
             **binary_facts(binary),
         }
         (run_dir / "config.json").write_text(json.dumps(config, indent=2, default=str))
         print(f"Run {run_name}: models in {run_dir}, logs in {log_dir}")
         if remaining <= 0:
-            print(f"The run already has {model.num_timesteps} of {args.timesteps} timesteps; nothing to do "
-                  "(give a larger --timesteps to extend it).")
+            print(
+                f"The run already has {model.num_timesteps} of {args.timesteps} timesteps; nothing to do "
+                "(give a larger --timesteps to extend it)."
+            )
             return 0
-        print(f"Training {remaining} timesteps ({model.num_timesteps} done, target {args.timesteps}).")
+        print(
+            f"Training {remaining} timesteps ({model.num_timesteps} done, target {args.timesteps})."
+        )
 
         wandb_run = None if args.no_wandb else start_wandb(run_name, run_dir, config)
         reward_cb, episode_cb = make_callbacks(BaseCallback)
         callbacks = [
-            CheckpointCallback(save_freq=max(args.save_freq // args.num_envs, 1), save_path=str(run_dir),
-                               name_prefix=CHECKPOINT_PREFIX),
-            MaskableEvalCallback(eval_env, n_eval_episodes=args.eval_episodes,
-                                 eval_freq=max(args.eval_freq // args.num_envs, 1),
-                                 best_model_save_path=str(run_dir), log_path=str(log_dir),
-                                 deterministic=True, use_masking=True, verbose=1),
+            CheckpointCallback(
+                save_freq=max(args.save_freq // args.num_envs, 1),
+                save_path=str(run_dir),
+                name_prefix=CHECKPOINT_PREFIX,
+            ),
+            MaskableEvalCallback(
+                eval_env,
+                n_eval_episodes=args.eval_episodes,
+                eval_freq=max(args.eval_freq // args.num_envs, 1),
+                best_model_save_path=str(run_dir),
+                log_path=str(log_dir),
+                deterministic=True,
+                use_masking=True,
+                verbose=1,
+            ),
             reward_cb(wandb_run),
             make_engine_crash_callback(BaseCallback)(
-                int(os.environ[KILL_ENGINE_ENV]) if os.environ.get(KILL_ENGINE_ENV) else None),
+                int(os.environ[KILL_ENGINE_ENV]) if os.environ.get(KILL_ENGINE_ENV) else None
+            ),
             episode_cb(args.model_dir / "training_history.db", wandb_run_id(run_name), wandb_run),
         ]
         if wandb_run is not None:
@@ -482,11 +627,16 @@ def main(argv=None) -> int:
                 from wandb.integration.sb3 import WandbCallback
 
                 callbacks.append(WandbCallback(model_save_path=str(run_dir), verbose=0))
-            except Exception as error:  # noqa: BLE001
+            except Exception as error:
                 print(f"WARNING: W&B SB3 callback unavailable ({error})")
         progress = not args.no_progress_bar and _have_progress_bar()
-        model.learn(total_timesteps=remaining, callback=CallbackList(callbacks),
-                    reset_num_timesteps=args.resume is None, tb_log_name=run_name, progress_bar=progress)
+        model.learn(
+            total_timesteps=remaining,
+            callback=CallbackList(callbacks),
+            reset_num_timesteps=args.resume is None,
+            tb_log_name=run_name,
+            progress_bar=progress,
+        )
         model.save(run_dir / "final_model.zip")
         print(f"Saved {run_dir / 'final_model.zip'}")
     except KeyboardInterrupt:
@@ -500,8 +650,11 @@ def main(argv=None) -> int:
         if model is not None:
             path = run_dir / "crash_recovery_model.zip"
             model.save(path)
-            print(f"Saved {path}. Resume with:\n  python {Path(__file__).resolve()} --resume {path} "
-                  f"--timesteps {args.timesteps} --num-envs {args.num_envs}", file=sys.stderr)
+            print(
+                f"Saved {path}. Resume with:\n  python {Path(__file__).resolve()} --resume {path} "
+                f"--timesteps {args.timesteps} --num-envs {args.num_envs}",
+                file=sys.stderr,
+            )
         status = 1
     finally:
         signal.signal(signal.SIGTERM, previous_sigterm)
@@ -510,7 +663,7 @@ def main(argv=None) -> int:
         if wandb_run is not None:
             try:
                 wandb_run.finish()
-            except Exception as error:  # noqa: BLE001
+            except Exception as error:
                 print(f"WARNING: wandb finish failed ({error})")
     return status
 

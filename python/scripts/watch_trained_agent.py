@@ -18,9 +18,11 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
+sys.path.insert(
+    0, str(Path(__file__).resolve().parents[1])
+)  # run from a checkout without installing
 
-from hackmatrix.gym_env import ACTION_NAMES, HackMatrixEnv  # noqa: E402
+from hackmatrix.gym_env import ACTION_NAMES, HackMatrixEnv
 
 RUN_DIR_PATTERN = re.compile(r"hackmatrix-[a-z]{3}\d{2}-\d{2}-\d+(-.*)?")
 CHECKPOINT_PATTERN = re.compile(r"maskable_ppo_hack_(\d+)_steps\.zip")
@@ -29,14 +31,24 @@ CHECKPOINT_PATTERN = re.compile(r"maskable_ppo_hack_(\d+)_steps\.zip")
 def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description="Watch a trained MaskablePPO agent play (text board).")
     p.add_argument("model_path", nargs="?", type=Path, help="model .zip (or a run directory)")
-    p.add_argument("--latest", action="store_true", help="pick the newest run's best model automatically")
-    p.add_argument("--model-dir", type=Path, default=Path("./models"), help="where --latest searches")
+    p.add_argument(
+        "--latest", action="store_true", help="pick the newest run's best model automatically"
+    )
+    p.add_argument(
+        "--model-dir", type=Path, default=Path("./models"), help="where --latest searches"
+    )
     p.add_argument("--episodes", type=int, default=3)
     p.add_argument("--max-steps", type=int, default=500)
-    p.add_argument("--seed", type=int, default=None, help="seed of the first episode (then seed+1, ...)")
+    p.add_argument(
+        "--seed", type=int, default=None, help="seed of the first episode (then seed+1, ...)"
+    )
     p.add_argument("--delay", type=float, default=0.0, help="seconds to pause after each step")
     p.add_argument("--quiet", action="store_true", help="print only the per-episode summary")
-    p.add_argument("--binary", default=None, help="Swift CLI (default: $HACKMATRIX_BINARY or ./swift-build output)")
+    p.add_argument(
+        "--binary",
+        default=None,
+        help="Swift CLI (default: $HACKMATRIX_BINARY or ./swift-build output)",
+    )
     verbosity = p.add_mutually_exclusive_group()
     verbosity.add_argument("--debug", action="store_true", help="Swift debug logs on stderr")
     verbosity.add_argument("--info", action="store_true", help="Swift info logs on stderr")
@@ -51,8 +63,11 @@ def best_file_in(run_dir: Path) -> Path | None:
     for name in ("best_model.zip", "interrupted_model.zip"):
         if (run_dir / name).is_file():
             return run_dir / name
-    checkpoints = [(int(m.group(1)), f) for f in run_dir.glob("maskable_ppo_hack_*_steps.zip")
-                   if (m := CHECKPOINT_PATTERN.fullmatch(f.name))]
+    checkpoints = [
+        (int(m.group(1)), f)
+        for f in run_dir.glob("maskable_ppo_hack_*_steps.zip")
+        if (m := CHECKPOINT_PATTERN.fullmatch(f.name))
+    ]
     if checkpoints:
         return max(checkpoints)[1]
     for name in ("final_model.zip", "crash_recovery_model.zip"):
@@ -65,8 +80,11 @@ def find_latest_model(model_dir: Path) -> Path:
     """The best file of the most recently modified run directory that has a model."""
     if not model_dir.is_dir():
         raise SystemExit(f"--latest: {model_dir} does not exist")
-    runs = sorted((d for d in model_dir.iterdir() if d.is_dir() and RUN_DIR_PATTERN.fullmatch(d.name)),
-                  key=lambda d: d.stat().st_mtime, reverse=True)
+    runs = sorted(
+        (d for d in model_dir.iterdir() if d.is_dir() and RUN_DIR_PATTERN.fullmatch(d.name)),
+        key=lambda d: d.stat().st_mtime,
+        reverse=True,
+    )
     for run in runs:
         found = best_file_in(run)
         if found is not None:
@@ -88,7 +106,9 @@ def resolve_model(args) -> Path:
     return path
 
 
-def play_episode(model, env: HackMatrixEnv, seed: int | None, max_steps: int, quiet: bool, delay: float) -> dict:
+def play_episode(
+    model, env: HackMatrixEnv, seed: int | None, max_steps: int, quiet: bool, delay: float
+) -> dict:
     obs, _ = env.reset(seed=seed)
     if not quiet:
         print(env.render())
@@ -102,13 +122,20 @@ def play_episode(model, env: HackMatrixEnv, seed: int | None, max_steps: int, qu
         total += reward
         invalid += bool(info.get("invalid_action"))
         if not quiet:
-            print(f"\nstep {steps}: {ACTION_NAMES[action]} ({action})  reward {reward:+.3f}  total {total:+.3f}")
+            print(
+                f"\nstep {steps}: {ACTION_NAMES[action]} ({action})  reward {reward:+.3f}  total {total:+.3f}"
+            )
             print(env.render())
             if delay:
                 time.sleep(delay)
     outcome = "won" if info.get("game_won") else ("died" if info.get("death") else "step limit")
-    return {"steps": steps, "total_reward": total, "invalid_actions": invalid, "outcome": outcome,
-            "stage": env.observation_json["stage"]}
+    return {
+        "steps": steps,
+        "total_reward": total,
+        "invalid_actions": invalid,
+        "outcome": outcome,
+        "stage": env.observation_json["stage"],
+    }
 
 
 def main(argv=None) -> int:
@@ -123,16 +150,22 @@ def main(argv=None) -> int:
     model = MaskablePPO.load(model_path, device="cpu")
     level = "debug" if args.debug else ("info" if args.info else None)
     # Engine logs asked for with --debug/--info go straight to our stderr.
-    env = HackMatrixEnv(render_mode="ansi", binary=args.binary, log_level=level,
-                        stderr_log="/dev/stderr" if level else None)
+    env = HackMatrixEnv(
+        render_mode="ansi",
+        binary=args.binary,
+        log_level=level,
+        stderr_log="/dev/stderr" if level else None,
+    )
     results = []
     try:
         for episode in range(args.episodes):
             seed = None if args.seed is None else args.seed + episode
             result = play_episode(model, env, seed, args.max_steps, args.quiet, args.delay)
             results.append(result)
-            print(f"Episode {episode + 1}: {result['steps']} steps, total reward {result['total_reward']:.3f}, "
-                  f"stage {result['stage']}, {result['outcome']}, invalid actions {result['invalid_actions']}")
+            print(
+                f"Episode {episode + 1}: {result['steps']} steps, total reward {result['total_reward']:.3f}, "
+                f"stage {result['stage']}, {result['outcome']}, invalid actions {result['invalid_actions']}"
+            )
     except KeyboardInterrupt:
         print("\nstopped")
     finally:

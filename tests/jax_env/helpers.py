@@ -29,7 +29,14 @@ def run(start, actions):
     out = []
     for a in actions:
         _, s, reward, done, info = STEP(None, s, a)
-        out.append((J.state_to_json(s), float(reward), bool(done), jax.tree_util.tree_map(np.asarray, info)))
+        out.append(
+            (
+                J.state_to_json(s),
+                float(reward),
+                bool(done),
+                jax.tree_util.tree_map(np.asarray, info),
+            )
+        )
     return out
 
 
@@ -49,7 +56,7 @@ def positions(entities):
     return [pos(e) for e in entities]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def reset_json(seed):
     _, s = RESET_FROM_SEED(seed)
     return J.state_to_json(s)

@@ -75,6 +75,11 @@ print("ok")
 def test_sharded_rollout_is_the_single_device_rollout_per_shard():
     env = dict(os.environ, JAX_PLATFORMS="cpu", PYTHONPATH=str(_PATH.parents[1]))
     env.pop("XLA_FLAGS", None)
-    out = subprocess.run([sys.executable, "-c", TWO_DEVICES, str(_PATH)], capture_output=True, text=True,
-                         env=env, timeout=600)
+    out = subprocess.run(
+        [sys.executable, "-c", TWO_DEVICES, str(_PATH)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
     assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stderr[-3000:]

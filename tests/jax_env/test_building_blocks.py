@@ -20,11 +20,17 @@ def _masks(n, seed=0):
 def test_slot_counts_match_numpy():
     masks = _masks(300)
     assert np.array_equal(np.asarray(jax.vmap(slots.count)(masks)), masks.sum(1))
-    assert np.array_equal(np.asarray(jax.vmap(slots.count_before)(masks)), np.cumsum(masks, 1) - masks)
+    assert np.array_equal(
+        np.asarray(jax.vmap(slots.count_before)(masks)), np.cumsum(masks, 1) - masks
+    )
     assert np.array_equal(np.asarray(jax.vmap(slots.first)(masks)), np.argmax(masks, 1))
     assert np.array_equal(np.asarray(jax.vmap(slots.any_true)(masks)), masks.any(1))
-    values = np.random.default_rng(1).integers(0, 2**32, (50, 35), dtype=np.uint64).astype(np.uint32)
-    assert np.array_equal(np.asarray(slots.smallest(jnp.asarray(values), np.uint32(0xFFFFFFFF))), values.min(1))
+    values = (
+        np.random.default_rng(1).integers(0, 2**32, (50, 35), dtype=np.uint64).astype(np.uint32)
+    )
+    assert np.array_equal(
+        np.asarray(slots.smallest(jnp.asarray(values), np.uint32(0xFFFFFFFF))), values.min(1)
+    )
     ints = np.random.default_rng(2).integers(-5, 100, (50, 35)).astype(np.int32)
     assert np.array_equal(np.asarray(slots.total(jnp.asarray(ints))), ints.sum(1))
 
@@ -34,7 +40,9 @@ def test_cell_bits_round_trip_and_prefix_counts():
     cells = rng.random((100, 36)) < 0.4
     assert np.array_equal(np.asarray(bits.unpack(bits.pack(jnp.asarray(cells)))), cells)
     assert np.array_equal(np.asarray(bits.any_cell(jnp.asarray(cells))), cells.any(1))
-    assert np.array_equal(np.asarray(bits.count_before_cells(jnp.asarray(cells))), np.cumsum(cells, 1) - cells)
+    assert np.array_equal(
+        np.asarray(bits.count_before_cells(jnp.asarray(cells))), np.cumsum(cells, 1) - cells
+    )
 
 
 def test_first_target_reached_agrees_with_the_layered_search():
@@ -54,8 +62,11 @@ def test_first_target_reached_agrees_with_the_layered_search():
 
 def test_history_rows_round_trip_every_board_field():
     _, state = jax.jit(J.reset_from_seed)(np.uint32(7))
-    board = state.board.replace(credits=jnp.asarray(1_000_000), e_active=state.board.e_active.at[3].set(True),
-                                t_from_sched=state.board.t_from_sched.at[0].set(True))
+    board = state.board.replace(
+        credits=jnp.asarray(1_000_000),
+        e_active=state.board.e_active.at[3].set(True),
+        t_from_sched=state.board.t_from_sched.at[0].set(True),
+    )
     back = jax.jit(lambda b: history.unpack_board(history.pack_board(b)))(board)
     for name in board.__dataclass_fields__:
         original, restored = np.asarray(getattr(board, name)), np.asarray(getattr(back, name))
@@ -69,8 +80,14 @@ def test_history_push_drops_the_oldest_and_newest_reads_back():
     h, count, start = history.empty_history(), jnp.asarray(0), jnp.asarray(0)
     for turn in range(6):
         h, count, start = history.push(h, count, start, state.board.replace(turn=jnp.asarray(turn)))
-    h2, count2, start2 = history.push(h, count, start, state.board.replace(turn=jnp.asarray(99)), pushing=False)
-    assert np.array_equal(np.asarray(h2), np.asarray(h)) and int(count2) == int(count) and int(start2) == int(start)
+    h2, count2, start2 = history.push(
+        h, count, start, state.board.replace(turn=jnp.asarray(99)), pushing=False
+    )
+    assert (
+        np.array_equal(np.asarray(h2), np.asarray(h))
+        and int(count2) == int(count)
+        and int(start2) == int(start)
+    )
     assert int(count) == 4
     assert [int(s["turn"]) for s in history.snapshots(h, count, start)] == [2, 3, 4, 5]
     assert int(history.newest(h, count, start).turn) == 5
@@ -89,7 +106,10 @@ def test_batching_rules_match_their_unbatched_meaning(batch):
     """where_needed, where_needed_reading and select_rare under vmap equal the per-env conds."""
     rng = np.random.default_rng(batch)
     need = jnp.asarray(rng.random(batch) < 0.3)
-    x = {"a": jnp.asarray(rng.integers(0, 9, (batch, 3)), jnp.int32), "b": jnp.asarray(rng.random(batch), jnp.float32)}
+    x = {
+        "a": jnp.asarray(rng.integers(0, 9, (batch, 3)), jnp.int32),
+        "b": jnp.asarray(rng.random(batch), jnp.float32),
+    }
     extra = jnp.asarray(rng.integers(0, 9, (batch, 3)), jnp.int32)
     other = jax.tree_util.tree_map(lambda v: v + 100, x)
 
@@ -101,7 +121,9 @@ def test_batching_rules_match_their_unbatched_meaning(batch):
         row = jax.tree_util.tree_map(lambda v: v[i], x)
         want = _double(row) if n else row
         assert all(np.array_equal(np.asarray(got[k][i]), np.asarray(want[k])) for k in x)
-        assert np.array_equal(np.asarray(got_reading[i]), np.asarray(row["a"] + extra[i] if n else row["a"]))
+        assert np.array_equal(
+            np.asarray(got_reading[i]), np.asarray(row["a"] + extra[i] if n else row["a"])
+        )
         picked = jax.tree_util.tree_map(lambda v: v[i], other) if n else row
         assert all(np.array_equal(np.asarray(got_select[k][i]), np.asarray(picked[k])) for k in x)
     # unbatched calls are plain conds

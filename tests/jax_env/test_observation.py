@@ -26,32 +26,74 @@ def assert_nonzero_exactly(flat, expected):
 EXAMPLE_A = {
     "player": {"row": 0, "col": 0, "hp": 3, "credits": 10},
     "exit": {"row": 5, "col": 5},
-    "resources": [{"row": 0, "col": 5, "dataSiphon": True, "credits": 1},
-                  {"row": 5, "col": 0, "dataSiphon": True, "energy": 2},
-                  {"row": 1, "col": 1, "credits": 2}, {"row": 2, "col": 2, "energy": 3}],
-    "blocks": [{"row": 2, "col": 3, "type": "data", "points": 4, "spawnCount": 4},
-               {"row": 3, "col": 1, "type": "program", "programType": "warp", "spawnCount": 5}],
+    "resources": [
+        {"row": 0, "col": 5, "dataSiphon": True, "credits": 1},
+        {"row": 5, "col": 0, "dataSiphon": True, "energy": 2},
+        {"row": 1, "col": 1, "credits": 2},
+        {"row": 2, "col": 2, "energy": 3},
+    ],
+    "blocks": [
+        {"row": 2, "col": 3, "type": "data", "points": 4, "spawnCount": 4},
+        {"row": 3, "col": 1, "type": "program", "programType": "warp", "spawnCount": 5},
+    ],
     "transmissions": [{"row": 4, "col": 4, "turnsRemaining": 1, "enemyType": "daemon"}],
 }
 
 
 def test_example_a_start_of_stage():
-    assert_nonzero_exactly(flat_of(EXAMPLE_A), {
-        2: 1.0, 3: f32(10, 50), 280: f32(1, 3), 282: 1.0, 364: f32(2, 3), 659: 1.0, 670: 1.0, 673: f32(4, 9),
-        698: f32(4, 9), 839: 1.0, 846: 1.0, 866: f32(5, 9), 1245: 0.25, 1331: f32(2, 3), 1332: 1.0, 1543: 1.0})
+    assert_nonzero_exactly(
+        flat_of(EXAMPLE_A),
+        {
+            2: 1.0,
+            3: f32(10, 50),
+            280: f32(1, 3),
+            282: 1.0,
+            364: f32(2, 3),
+            659: 1.0,
+            670: 1.0,
+            673: f32(4, 9),
+            698: f32(4, 9),
+            839: 1.0,
+            846: 1.0,
+            866: f32(5, 9),
+            1245: 0.25,
+            1331: f32(2, 3),
+            1332: 1.0,
+            1543: 1.0,
+        },
+    )
 
 
 EXAMPLE_B = {
     "player": {"row": 2, "col": 2, "hp": 2, "energy": 55, "dataSiphons": 1, "attackDamage": 2},
-    "stage": 2, "ownedPrograms": [18], "exit": {"row": 0, "col": 5},
-    "enemies": [{"type": "cryptog", "row": 2, "col": 5, "hp": 2},
-                {"type": "cryptog", "row": 4, "col": 4, "hp": 1, "lastKnownRow": 4, "lastKnownCol": 3},
-                {"type": "virus", "row": 0, "col": 2, "hp": 2, "stunned": True, "spawnedFromSiphon": True}],
+    "stage": 2,
+    "ownedPrograms": [18],
+    "exit": {"row": 0, "col": 5},
+    "enemies": [
+        {"type": "cryptog", "row": 2, "col": 5, "hp": 2},
+        {"type": "cryptog", "row": 4, "col": 4, "hp": 1, "lastKnownRow": 4, "lastKnownCol": 3},
+        {"type": "virus", "row": 0, "col": 2, "hp": 2, "stunned": True, "spawnedFromSiphon": True},
+    ],
     "transmissions": [{"row": 3, "col": 0, "turnsRemaining": 4, "enemyType": "glitch"}],
 }
 B_ENTRIES = {
-    0: f32(2, 5), 1: f32(2, 5), 2: f32(2, 3), 4: 1.0, 5: f32(1, 7), 6: f32(1, 10), 7: 0.5, 23: 1.0, 117: 1.0,
-    121: f32(2, 3), 122: 1.0, 123: 1.0, 283: 1.0, 750: 1.0, 751: f32(2, 3), 825: 1.0}
+    0: f32(2, 5),
+    1: f32(2, 5),
+    2: f32(2, 3),
+    4: 1.0,
+    5: f32(1, 7),
+    6: f32(1, 10),
+    7: 0.5,
+    23: 1.0,
+    117: 1.0,
+    121: f32(2, 3),
+    122: 1.0,
+    123: 1.0,
+    283: 1.0,
+    750: 1.0,
+    751: f32(2, 3),
+    825: 1.0,
+}
 
 
 def test_example_b_hidden_cryptog():
@@ -65,28 +107,81 @@ def test_example_b_prime_with_show():
 
 
 EXAMPLE_C = {
-    "player": {"row": 1, "col": 1, "hp": 2, "credits": 3, "energy": 60, "dataSiphons": 12, "attackDamage": 3},
-    "stage": 4, "ownedPrograms": [8, 26], "scheduledTasksDisabled": True, "exit": {"row": 5, "col": 5},
-    "blocks": [{"row": 1, "col": 2, "type": "data", "points": 7, "spawnCount": 0, "siphoned": True},
-               {"row": 0, "col": 1, "type": "program", "programType": "atk+", "spawnCount": 0, "siphoned": True},
-               {"row": 3, "col": 4, "type": "question", "isData": True, "points": 5}],
+    "player": {
+        "row": 1,
+        "col": 1,
+        "hp": 2,
+        "credits": 3,
+        "energy": 60,
+        "dataSiphons": 12,
+        "attackDamage": 3,
+    },
+    "stage": 4,
+    "ownedPrograms": [8, 26],
+    "scheduledTasksDisabled": True,
+    "exit": {"row": 5, "col": 5},
+    "blocks": [
+        {"row": 1, "col": 2, "type": "data", "points": 7, "spawnCount": 0, "siphoned": True},
+        {
+            "row": 0,
+            "col": 1,
+            "type": "program",
+            "programType": "atk+",
+            "spawnCount": 0,
+            "siphoned": True,
+        },
+        {"row": 3, "col": 4, "type": "question", "isData": True, "points": 5},
+    ],
     "resources": [{"row": 1, "col": 2, "credits": 2}, {"row": 3, "col": 4, "energy": 1}],
-    "cellFlags": [{"row": 1, "col": 1, "siphoned": True, "siphonCenter": True},
-                  {"row": 1, "col": 0, "siphoned": True}, {"row": 2, "col": 1, "siphoned": True}],
+    "cellFlags": [
+        {"row": 1, "col": 1, "siphoned": True, "siphonCenter": True},
+        {"row": 1, "col": 0, "siphoned": True},
+        {"row": 2, "col": 1, "siphoned": True},
+    ],
 }
 
 
 def test_example_c_after_siphon_saturated():
-    assert_nonzero_exactly(flat_of(EXAMPLE_C), {
-        0: f32(1, 5), 1: f32(1, 5), 2: f32(2, 3), 3: f32(3, 50), 4: 1.0, 5: f32(3, 7), 6: 1.0, 7: 1.0, 9: 1.0,
-        13: 1.0, 31: 1.0, 83: 1.0, 86: 1.0, 108: 1.0, 368: 1.0, 376: 1.0, 379: f32(7, 9), 380: 1.0,
-        406: f32(2, 3), 966: 1.0, 1543: 1.0})
+    assert_nonzero_exactly(
+        flat_of(EXAMPLE_C),
+        {
+            0: f32(1, 5),
+            1: f32(1, 5),
+            2: f32(2, 3),
+            3: f32(3, 50),
+            4: 1.0,
+            5: f32(3, 7),
+            6: 1.0,
+            7: 1.0,
+            9: 1.0,
+            13: 1.0,
+            31: 1.0,
+            83: 1.0,
+            86: 1.0,
+            108: 1.0,
+            368: 1.0,
+            376: 1.0,
+            379: f32(7, 9),
+            380: 1.0,
+            406: f32(2, 3),
+            966: 1.0,
+            1543: 1.0,
+        },
+    )
 
 
 def test_documented_bit_patterns():
-    for value, bits in [(f32(1, 3), 0x3EAAAAAB), (f32(2, 3), 0x3F2AAAAB), (f32(1, 5), 0x3E4CCCCD),
-                        (f32(4, 9), 0x3EE38E39), (f32(5, 9), 0x3F0E38E4), (f32(7, 9), 0x3F471C72),
-                        (f32(1, 7), 0x3E124925), (f32(3, 7), 0x3EDB6DB7), (f32(3, 50), 0x3D75C28F)]:
+    for value, bits in [
+        (f32(1, 3), 0x3EAAAAAB),
+        (f32(2, 3), 0x3F2AAAAB),
+        (f32(1, 5), 0x3E4CCCCD),
+        (f32(4, 9), 0x3EE38E39),
+        (f32(5, 9), 0x3F0E38E4),
+        (f32(7, 9), 0x3F471C72),
+        (f32(1, 7), 0x3E124925),
+        (f32(3, 7), 0x3EDB6DB7),
+        (f32(3, 50), 0x3D75C28F),
+    ]:
         assert int(np.float32(value).view(np.uint32)) == bits
 
 

@@ -8,7 +8,15 @@ import numpy as np
 import pytest
 
 import hackmatrix.jax_env as J
-from hackmatrix.jax_env.constants import (BLOCK, CORNERS, DATA_SIPHON, EXIT, NUM_CELLS, RUNNING, SPAWN_COST)
+from hackmatrix.jax_env.constants import (
+    BLOCK,
+    CORNERS,
+    DATA_SIPHON,
+    EXIT,
+    NUM_CELLS,
+    RUNNING,
+    SPAWN_COST,
+)
 
 BATCH = 128
 STEPS = 160
@@ -16,6 +24,7 @@ STEPS = 160
 
 def _invariant_failures(states):
     """Per-env counts of broken invariants (vmapped over a batch)."""
+
     def one(s):
         b = s.board
         occ = jnp.zeros(NUM_CELLS + 1, jnp.int32)
@@ -24,18 +33,28 @@ def _invariant_failures(states):
         occ = occ.at[b.player_pos].add(1)
         shared = jnp.any(occ[:NUM_CELLS] > 1)
         negative = (b.hp < 0) | (b.credits < 0) | (b.energy < 0) | (b.data_siphons < 0)
-        exit_ok = jnp.isin(s.exit_pos, jnp.asarray(CORNERS)) & (b.content[s.exit_pos] == EXIT) & (
-            jnp.sum(b.content == EXIT) == 1)
-        prefix_ok = jnp.all(b.e_active[1:] <= b.e_active[:-1]) & jnp.all(b.t_active[1:] <= b.t_active[:-1])
+        exit_ok = (
+            jnp.isin(s.exit_pos, jnp.asarray(CORNERS))
+            & (b.content[s.exit_pos] == EXIT)
+            & (jnp.sum(b.content == EXIT) == 1)
+        )
+        prefix_ok = jnp.all(b.e_active[1:] <= b.e_active[:-1]) & jnp.all(
+            b.t_active[1:] <= b.t_active[:-1]
+        )
         hp_ok = jnp.all(~b.e_active | (b.e_hp > 0))
         empty_mask = (s.outcome == RUNNING) & ~jnp.any(J.action_mask(s))
-        return jnp.stack([shared, negative, ~exit_ok, ~prefix_ok, ~hp_ok, empty_mask]).astype(jnp.int32)
+        return jnp.stack([shared, negative, ~exit_ok, ~prefix_ok, ~hp_ok, empty_mask]).astype(
+            jnp.int32
+        )
+
     return jnp.sum(jax.vmap(one)(states), axis=0)
 
 
 def _same(a, b):
     """Per env: every leaf of two batched states equal."""
-    eq = jax.tree_util.tree_map(lambda x, y: jnp.all((x == y).reshape(x.shape[0], -1), axis=1), a, b)
+    eq = jax.tree_util.tree_map(
+        lambda x, y: jnp.all((x == y).reshape(x.shape[0], -1), axis=1), a, b
+    )
     return jnp.all(jnp.stack(jax.tree_util.tree_leaves(eq)), axis=0)
 
 
@@ -59,10 +78,16 @@ def rollout(seeds, key, steps):
         new = jax.tree_util.tree_map(lambda x: x[:n], stepped)
         rejected = jax.tree_util.tree_map(lambda x: x[n:], stepped)
         comps = jnp.stack(jax.tree_util.tree_leaves(info["reward_components"]), axis=1)
-        invalid_checks = jnp.stack([
-            jnp.sum(~_same(rejected, states)), jnp.sum(reward[n:] != 0), jnp.sum(done[n:]),
-            jnp.sum(~info["invalid_action"][n:]), jnp.sum(jnp.any(comps[n:] != 0, axis=1)),
-            jnp.sum(info["invalid_action"][:n])])
+        invalid_checks = jnp.stack(
+            [
+                jnp.sum(~_same(rejected, states)),
+                jnp.sum(reward[n:] != 0),
+                jnp.sum(done[n:]),
+                jnp.sum(~info["invalid_action"][n:]),
+                jnp.sum(jnp.any(comps[n:] != 0, axis=1)),
+                jnp.sum(info["invalid_action"][:n]),
+            ]
+        )
         checks = _invariant_failures(new)
         total_ok = jnp.sum(jnp.abs(jnp.sum(comps[:n], axis=1) - reward[:n]) > 1e-3)
         new_obs, new = J.reset_where(k_reset, done[:n], obs2[:n], new)
@@ -80,8 +105,14 @@ def play():
 
 def test_invariants_hold_every_step(play):
     _, (checks, _, _, episodes, _) = play
-    names = ["shared cell", "negative counter", "exit not a single corner EXIT", "list not a prefix",
-             "enemy with hp 0", "running with empty mask"]
+    names = [
+        "shared cell",
+        "negative counter",
+        "exit not a single corner EXIT",
+        "list not a prefix",
+        "enemy with hp 0",
+        "running with empty mask",
+    ]
     totals = np.asarray(checks).sum(axis=0)
     assert dict(zip(names, totals.tolist())) == dict.fromkeys(names, 0)
     assert int(np.asarray(episodes).sum()) > 0  # episodes do finish and get reset
@@ -90,14 +121,17 @@ def test_invariants_hold_every_step(play):
 def test_invalid_actions_change_nothing(play):
     _, (_, invalid_checks, total_ok, _, _) = play
     names = ["state changed", "reward", "done", "not flagged", "component", "valid flagged invalid"]
-    assert dict(zip(names, np.asarray(invalid_checks).sum(axis=0).tolist())) == dict.fromkeys(names, 0)
+    assert dict(zip(names, np.asarray(invalid_checks).sum(axis=0).tolist())) == dict.fromkeys(
+        names, 0
+    )
     assert int(np.asarray(total_ok).sum()) == 0
 
 
 def test_same_seeds_and_actions_give_same_states(play):
     states, (_, _, _, _, actions) = play
-    again, (_, _, _, _, actions2) = rollout(jnp.arange(BATCH, dtype=jnp.uint32) * 7919 + 11,
-                                            jax.random.PRNGKey(3), STEPS)
+    again, (_, _, _, _, actions2) = rollout(
+        jnp.arange(BATCH, dtype=jnp.uint32) * 7919 + 11, jax.random.PRNGKey(3), STEPS
+    )
     assert np.array_equal(np.asarray(actions), np.asarray(actions2))
     assert bool(jnp.all(_same(states, again)))
 
@@ -114,7 +148,9 @@ def test_generation_invariants_over_many_seeds():
         assert np.array_equal(b.spawn_count[k][data], b.points[k][data])
         assert np.array_equal(b.spawn_count[k][prog], SPAWN_COST[b.program[k][prog]])
         assert np.all((b.points[k][data] >= 1) & (b.points[k][data] <= 9))
-        assert len(set(b.program[k][prog].tolist())) == int(prog.sum())  # programs distinct within a stage
+        assert len(set(b.program[k][prog].tolist())) == int(
+            prog.sum()
+        )  # programs distinct within a stage
         assert 5 <= block.sum() <= 11 or block.sum() == 0
         corners = set(CORNERS.tolist())
         player = int(b.player_pos[k])
@@ -132,7 +168,9 @@ def test_batched_step_compiles_and_runs_under_vmap():
     assert obs.shape == (8, 1545)
     env = J.HackMatrixEnv()
     actions = jnp.argmax(jax.vmap(env.action_mask)(states), axis=1)
-    out = jax.jit(jax.vmap(env.step, in_axes=(None, 0, 0, None)))(None, states, actions, env.default_params)
+    out = jax.jit(jax.vmap(env.step, in_axes=(None, 0, 0, None)))(
+        None, states, actions, env.default_params
+    )
     obs2, states2, reward, done, info = out
     assert obs2.shape == (8, 1545) and reward.shape == (8,) and done.shape == (8,)
     assert set(info["reward_components"]) == set(J.REWARD_COMPONENT_NAMES)
@@ -150,7 +188,9 @@ def test_batched_steps_match_single_env_steps():
     rng = np.random.default_rng(1)
     for _ in range(25):
         masks = np.asarray(jax.vmap(J.action_mask)(states))
-        actions = np.array([rng.choice(np.nonzero(m)[0]) if m.any() else 0 for m in masks], np.int32)
+        actions = np.array(
+            [rng.choice(np.nonzero(m)[0]) if m.any() else 0 for m in masks], np.int32
+        )
         _, batched, rewards, _, _ = v_step(None, states, jnp.asarray(actions))
         for i in range(n):
             single = jax.tree_util.tree_map(lambda x: x[i], states)

@@ -39,7 +39,10 @@ def game_module():
 def subprocess_env(**extra) -> dict:
     """Environment for trainer subprocesses: CPU, offline W&B, both import roots."""
     env = dict(os.environ)
-    env.update(JAX_PLATFORMS="cpu", WANDB_MODE="offline",
-               PYTHONPATH=os.pathsep.join([str(REPO / "python"), str(HERE)]))
+    env.update(
+        JAX_PLATFORMS="cpu",
+        WANDB_MODE="offline",
+        PYTHONPATH=os.pathsep.join([str(REPO / "python"), str(HERE)]),
+    )
     env.update(extra)
     return env

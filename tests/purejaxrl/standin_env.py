@@ -12,10 +12,21 @@ import jax
 import jax.numpy as jnp
 
 REWARD_COMPONENT_NAMES = (
-    "step_penalty", "stage_completion", "score_gain", "kills", "data_siphon",
-    "distance_shaping", "victory", "death_penalty", "resource_gain",
-    "resource_holding", "damage_penalty", "hp_recovery", "siphon_quality",
-    "program_waste", "siphon_death_penalty",
+    "step_penalty",
+    "stage_completion",
+    "score_gain",
+    "kills",
+    "data_siphon",
+    "distance_shaping",
+    "victory",
+    "death_penalty",
+    "resource_gain",
+    "resource_holding",
+    "damage_penalty",
+    "hp_recovery",
+    "siphon_quality",
+    "program_waste",
+    "siphon_death_penalty",
 )
 SIZE = 6
 NUM_STAGES = 3
@@ -53,8 +64,9 @@ def _observe(state):
 
 def reset(key, params):
     seed = jax.random.bits(key, (), jnp.uint32)
-    state = EnvState(pos=jnp.zeros(2, jnp.int32), stage=jnp.int32(1),
-                     hazards=_hazards(seed, 1), seed=seed)
+    state = EnvState(
+        pos=jnp.zeros(2, jnp.int32), stage=jnp.int32(1), hazards=_hazards(seed, 1), seed=seed
+    )
     return _observe(state), state
 
 
@@ -78,15 +90,23 @@ def step(key, state, action, params):
     reached = jnp.all(new_pos == EXIT)
     won = reached & (state.stage == NUM_STAGES)
     next_stage = jnp.where(reached & ~won, state.stage + 1, state.stage)
-    moved = EnvState(pos=jnp.where(reached, jnp.zeros(2, jnp.int32), new_pos),
-                     stage=next_stage,
-                     hazards=jnp.where(reached, _hazards(state.seed, next_stage), state.hazards),
-                     seed=state.seed)
+    moved = EnvState(
+        pos=jnp.where(reached, jnp.zeros(2, jnp.int32), new_pos),
+        stage=next_stage,
+        hazards=jnp.where(reached, _hazards(state.seed, next_stage), state.hazards),
+        seed=state.seed,
+    )
     comps = {name: jnp.float32(0.0) for name in REWARD_COMPONENT_NAMES}
     comps["step_penalty"] = jnp.float32(-0.01)
-    comps["stage_completion"] = jnp.where(reached, 2.0 ** (state.stage - 1), 0.0).astype(jnp.float32)
-    comps["distance_shaping"] = (0.05 * jnp.maximum(_distance(state.pos) - _distance(new_pos), 0)).astype(jnp.float32)
-    comps["death_penalty"] = jnp.where(died, -0.5 * (2.0 ** (state.stage - 1) - 1), 0.0).astype(jnp.float32)
+    comps["stage_completion"] = jnp.where(reached, 2.0 ** (state.stage - 1), 0.0).astype(
+        jnp.float32
+    )
+    comps["distance_shaping"] = (
+        0.05 * jnp.maximum(_distance(state.pos) - _distance(new_pos), 0)
+    ).astype(jnp.float32)
+    comps["death_penalty"] = jnp.where(died, -0.5 * (2.0 ** (state.stage - 1) - 1), 0.0).astype(
+        jnp.float32
+    )
     comps["victory"] = jnp.where(won, 5.0, 0.0).astype(jnp.float32)
     comps = {k: jnp.where(valid, v, 0.0) for k, v in comps.items()}
     new_state = jax.tree_util.tree_map(lambda a, b: jnp.where(valid, a, b), moved, state)

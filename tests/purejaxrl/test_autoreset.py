@@ -4,14 +4,15 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-
 import standin_env as env
+
 from hackmatrix.purejaxrl.autoreset import make_auto_reset, reset_slots
 
 
 def reset_everything(reset_key, done, state, obs, num_envs):
     fresh_obs, fresh_state = jax.vmap(env.reset, in_axes=(0, None))(
-        jax.random.split(reset_key, num_envs), env.EnvParams())
+        jax.random.split(reset_key, num_envs), env.EnvParams()
+    )
 
     def pick(new, old):
         return jnp.where(done.reshape(done.shape + (1,) * (old.ndim - 1)), new, old)
@@ -19,17 +20,21 @@ def reset_everything(reset_key, done, state, obs, num_envs):
     return jax.tree_util.tree_map(pick, fresh_state, state), pick(fresh_obs, obs)
 
 
-@pytest.mark.parametrize("done_count", [0, 1, 5, 13, 32])   # 32 envs have 4 slots: up to 8 rounds
+@pytest.mark.parametrize("done_count", [0, 1, 5, 13, 32])  # 32 envs have 4 slots: up to 8 rounds
 def test_matches_reset_everything(done_count):
     num_envs = 32
     assert reset_slots(num_envs) == 4
     obs, state = jax.vmap(env.reset, in_axes=(0, None))(
-        jax.random.split(jax.random.PRNGKey(0), num_envs), env.EnvParams())
+        jax.random.split(jax.random.PRNGKey(0), num_envs), env.EnvParams()
+    )
     # make the current states differ from any fresh reset
     state = state.replace(pos=state.pos + 1, stage=state.stage + 1)
     obs = obs + 0.5
-    done = jnp.zeros(num_envs, bool).at[
-        jax.random.permutation(jax.random.PRNGKey(done_count), num_envs)[:done_count]].set(True)
+    done = (
+        jnp.zeros(num_envs, bool)
+        .at[jax.random.permutation(jax.random.PRNGKey(done_count), num_envs)[:done_count]]
+        .set(True)
+    )
     key = jax.random.PRNGKey(9)
     auto_reset = jax.jit(make_auto_reset(env, env.EnvParams(), num_envs))
     got = auto_reset(key, done, state, obs)
@@ -48,9 +53,13 @@ def test_env_reset_where_is_used_and_resets_exactly_the_finished_envs():
     done = jnp.asarray([True, False, False, True, False, False, False, True])
     key = jax.random.PRNGKey(3)
     got_state, got_obs = jax.jit(make_auto_reset(J, None, num_envs))(key, done, state, obs)
-    fresh_obs, fresh = jax.jit(jax.vmap(J.reset_from_seed))(jax.random.bits(key, (num_envs,), jnp.uint32))
+    fresh_obs, fresh = jax.jit(jax.vmap(J.reset_from_seed))(
+        jax.random.bits(key, (num_envs,), jnp.uint32)
+    )
     for i in range(num_envs):
         want_obs = fresh_obs[i] if done[i] else obs[i]
         want = jax.tree_util.tree_map(lambda x: x[i], fresh if done[i] else state)
         np.testing.assert_array_equal(got_obs[i], want_obs)
-        assert J.state_to_json(jax.tree_util.tree_map(lambda x: x[i], got_state)) == J.state_to_json(want)
+        assert J.state_to_json(
+            jax.tree_util.tree_map(lambda x: x[i], got_state)
+        ) == J.state_to_json(want)

@@ -28,10 +28,13 @@ SETTINGS = dict(episodes=GAMES, first_game=FIRST, max_steps=CAP, batch=GAMES, se
 
 # --------------------------------------------------------- the one-game reference
 
+
 def _adjacent_enemy(board) -> bool:
     pos = int(board.player_pos)
     active, e_pos = np.asarray(board.e_active), np.asarray(board.e_pos)
-    return any(a and abs(p // 6 - pos // 6) + abs(p % 6 - pos % 6) == 1 for a, p in zip(active, e_pos))
+    return any(
+        a and abs(p // 6 - pos // 6) + abs(p % 6 - pos % 6) == 1 for a, p in zip(active, e_pos)
+    )
 
 
 def reference_game(index: int, *, max_steps: int, seed: int, step, mask_of, reset) -> dict:
@@ -39,10 +42,22 @@ def reference_game(index: int, *, max_steps: int, seed: int, step, mask_of, rese
     obs, state = reset(jax.random.PRNGKey(index))
     game_key = jax.random.fold_in(jax.random.PRNGKey(seed), index)
     total = np.float32(0.0)
-    rec = dict(length=0, siphons=0, siphons_suboptimal=0, siphon_missed_resources=0, siphons_empty=0,
-               siphon_points=0, siphon_programs=0, pickups=0, kills=0, invalid_actions=0,
-               program_uses=np.zeros(23, int), resets_by_hp=np.zeros(4, int), end=bh.UNFINISHED,
-               game_seed=int(state.seed))
+    rec = dict(
+        length=0,
+        siphons=0,
+        siphons_suboptimal=0,
+        siphon_missed_resources=0,
+        siphons_empty=0,
+        siphon_points=0,
+        siphon_programs=0,
+        pickups=0,
+        kills=0,
+        invalid_actions=0,
+        program_uses=np.zeros(23, int),
+        resets_by_hp=np.zeros(4, int),
+        end=bh.UNFINISHED,
+        game_seed=int(state.seed),
+    )
     for t in range(max_steps):
         action_key, env_key = jax.random.split(jax.random.fold_in(game_key, t))
         action = int(distribution.sample(action_key, jnp.zeros(28), mask_of(state))[0])
@@ -62,7 +77,11 @@ def reference_game(index: int, *, max_steps: int, seed: int, step, mask_of, rese
             rec["siphon_points"] += int(a.score) - int(b.score)
             rec["siphon_programs"] += gained
             rec["siphons_empty"] += (int(a.score), int(a.credits), int(a.energy), gained) == (
-                int(b.score), int(b.credits), int(b.energy), 0)
+                int(b.score),
+                int(b.credits),
+                int(b.energy),
+                0,
+            )
         if action >= 5:
             rec["program_uses"][action - 5] += 1
         if action == 19:
@@ -83,7 +102,11 @@ def reference_game(index: int, *, max_steps: int, seed: int, step, mask_of, rese
 
 @pytest.fixture(scope="module")
 def reference():
-    fns = dict(step=jax.jit(jax_env.step), mask_of=jax.jit(jax_env.action_mask), reset=jax.jit(jax_env.reset))
+    fns = dict(
+        step=jax.jit(jax_env.step),
+        mask_of=jax.jit(jax_env.action_mask),
+        reset=jax.jit(jax_env.reset),
+    )
     return [reference_game(FIRST + k, max_steps=CAP, seed=SEED, **fns) for k in range(GAMES)]
 
 
@@ -94,12 +117,15 @@ def random_result():
 
 # ------------------------------------------------------------------- playing
 
+
 def test_batched_games_match_a_one_game_loop(random_result, reference):
     games = random_result.games
     assert list(games["game_index"]) == list(range(FIRST, FIRST + GAMES))
     for k, ref in enumerate(reference):
         for name, value in ref.items():
-            np.testing.assert_array_equal(games[name][k], value, err_msg=f"game {FIRST + k}: {name}")
+            np.testing.assert_array_equal(
+                games[name][k], value, err_msg=f"game {FIRST + k}: {name}"
+            )
     assert len({r["length"] for r in reference}) > 1, "the games should differ"
 
 
@@ -114,29 +140,41 @@ def test_summary_counts_what_the_loop_saw(random_result, reference):
     assert s["final_stage_histogram"] == {str(k): stages.count(k) for k in range(1, 9)}
     assert s["stage1_exit_rate"] == pytest.approx(np.mean(np.array(stages) >= 2))
     assert sum(s["ends"].values()) == GAMES
-    assert s["ends"]["won"] + s["ends"]["unfinished"] + sum(
-        s["ends"][e] for e in ("died_enemy", "died_siphon_enemy", "died_other")) == GAMES
+    assert (
+        s["ends"]["won"]
+        + s["ends"]["unfinished"]
+        + sum(s["ends"][e] for e in ("died_enemy", "died_siphon_enemy", "died_other"))
+        == GAMES
+    )
     siphons = sum(r["siphons"] for r in reference)
     assert s["siphons_per_episode"] == pytest.approx(siphons / GAMES)
     uses = sum(r["program_uses"] for r in reference)
     assert s["programs_per_episode"] == pytest.approx(uses.sum() / GAMES)
     assert s["program_uses_per_episode"]["undo"] == pytest.approx(uses[9] / GAMES)
-    assert s["program_use_rate"] == pytest.approx(np.mean([r["program_uses"].sum() > 0 for r in reference]))
+    assert s["program_use_rate"] == pytest.approx(
+        np.mean([r["program_uses"].sum() > 0 for r in reference])
+    )
 
 
 def test_evaluation_is_deterministic_and_the_seed_matters(random_result):
     again = bh.play_games(jax_env, bh.Policy(label=bh.RANDOM), "sample", **SETTINGS)
     for name, value in random_result.games.items():
         np.testing.assert_array_equal(again[name], value, err_msg=name)
-    other = bh.play_games(jax_env, bh.Policy(label=bh.RANDOM), "sample", **{**SETTINGS, "seed": SEED + 1})
-    np.testing.assert_array_equal(other["game_seed"], random_result.games["game_seed"])  # same games
+    other = bh.play_games(
+        jax_env, bh.Policy(label=bh.RANDOM), "sample", **{**SETTINGS, "seed": SEED + 1}
+    )
+    np.testing.assert_array_equal(
+        other["game_seed"], random_result.games["game_seed"]
+    )  # same games
     assert not np.array_equal(other["length"], random_result.games["length"])  # other actions
 
 
 def test_games_still_running_at_the_cap_are_unfinished(random_result):
     lengths = random_result.games["length"]
     cap = int(np.sort(lengths)[1])  # some games end within the cap, the longer ones do not
-    capped = bh.play_games(jax_env, bh.Policy(label=bh.RANDOM), "sample", **{**SETTINGS, "max_steps": cap})
+    capped = bh.play_games(
+        jax_env, bh.Policy(label=bh.RANDOM), "sample", **{**SETTINGS, "max_steps": cap}
+    )
     over = lengths > cap
     assert over.any() and not over.all()
     np.testing.assert_array_equal(capped["length"], np.minimum(lengths, cap))
@@ -149,6 +187,7 @@ def test_games_still_running_at_the_cap_are_unfinished(random_result):
 
 # ------------------------------------------------------------------- loading
 
+
 @pytest.fixture(scope="module")
 def tiny_run(tmp_path_factory):
     """A run directory with two saves of a 16-wide network, written by the trainer's own save_checkpoint."""
@@ -160,8 +199,16 @@ def tiny_run(tmp_path_factory):
         params = network.init(jax.random.PRNGKey(step), np.zeros((1, OBS_SIZE), np.float32))
         train_state = types.SimpleNamespace(params=params, opt_state={}, step=0)
         runner = types.SimpleNamespace(train_state=train_state, rng=np.zeros(2, np.uint32))
-        save_checkpoint(root / "tiny", step, runner, {"hidden_dim": 16, "num_layers": 1, "bf16": False},
-                        metrics={}, metrics_history=[], last_logged_step=step, include_env_state=False)
+        save_checkpoint(
+            root / "tiny",
+            step,
+            runner,
+            {"hidden_dim": 16, "num_layers": 1, "bf16": False},
+            metrics={},
+            metrics_history=[],
+            last_logged_step=step,
+            include_env_state=False,
+        )
         saved[step] = params
     return root, saved
 
@@ -173,13 +220,19 @@ def _same_params(policy, params):
 @pytest.mark.parametrize("which", ["npz", "pkl", "run_dir", "latest"])
 def test_policies_load_from_each_kind_of_path(tiny_run, which):
     root, saved = tiny_run
-    text = {"npz": root / "tiny/params_1.npz", "pkl": root / "tiny/checkpoint_1.pkl",
-            "run_dir": root / "tiny", "latest": "latest"}[which]
+    text = {
+        "npz": root / "tiny/params_1.npz",
+        "pkl": root / "tiny/checkpoint_1.pkl",
+        "run_dir": root / "tiny",
+        "latest": "latest",
+    }[which]
     policy = bh.load_policy_spec(str(text), checkpoint_dir=root)
     _same_params(policy, saved[1 if which in ("npz", "pkl") else 2])
     assert policy.network.hidden_dim == 16 and policy.network.num_layers == 1
     assert policy.config["hidden_dim"] == 16 and not policy.is_random
-    assert {leaf.dtype for leaf in jax.tree_util.tree_leaves(policy.params)} == {np.dtype(np.float32)}
+    assert {leaf.dtype for leaf in jax.tree_util.tree_leaves(policy.params)} == {
+        np.dtype(np.float32)
+    }
     logits, _ = policy.network.apply(policy.params, np.zeros((2, OBS_SIZE), np.float32))
     assert logits.shape == (2, 28)
 
@@ -193,8 +246,14 @@ def test_a_lone_params_file_gets_its_sizes_from_the_layer_names(tiny_run, tmp_pa
     _same_params(policy, saved[2])
 
 
-@pytest.mark.parametrize("text, message", [("no/such/run", "no such file"), ("notes.txt", "expected a"),
-                                           ("latest", "no run with checkpoints")])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("no/such/run", "no such file"),
+        ("notes.txt", "expected a"),
+        ("latest", "no run with checkpoints"),
+    ],
+)
 def test_bad_policy_paths_are_clear_errors(tmp_path, monkeypatch, text, message):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "notes.txt").write_text("hello")
@@ -213,10 +272,13 @@ def test_bad_settings_are_clear_errors():
 
 # -------------------------------------------------------------------- output
 
+
 def _load_script():
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("evaluate_agent", REPO / "python/scripts/evaluate_agent.py")
+    spec = importlib.util.spec_from_file_location(
+        "evaluate_agent", REPO / "python/scripts/evaluate_agent.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -225,8 +287,23 @@ def _load_script():
 def test_cli_writes_table_json_and_png(random_result, tmp_path, capsys):
     script = _load_script()
     out_json, out_png = tmp_path / "b.json", tmp_path / "b.png"
-    argv = ["random", "--episodes", str(GAMES), "--first-seed", str(FIRST), "--max-steps", str(CAP),
-            "--batch", str(GAMES), "--seed", str(SEED), "--json", str(out_json), "--png", str(out_png)]
+    argv = [
+        "random",
+        "--episodes",
+        str(GAMES),
+        "--first-seed",
+        str(FIRST),
+        "--max-steps",
+        str(CAP),
+        "--batch",
+        str(GAMES),
+        "--seed",
+        str(SEED),
+        "--json",
+        str(out_json),
+        "--png",
+        str(out_png),
+    ]
     assert script.main(argv) == 0
     table = capsys.readouterr().out
     assert "stage-1 exit rate" in table and "ended: died siphon enemy" in table
@@ -250,7 +327,9 @@ def test_cli_rejects_bad_input(tmp_path, capsys):
 
 
 def test_comparison_png_has_one_bar_group_per_result(random_result, tmp_path):
-    other = bh.Result(label="again", mode="greedy", source=None, summary=random_result.summary, seconds=0.0)
+    other = bh.Result(
+        label="again", mode="greedy", source=None, summary=random_result.summary, seconds=0.0
+    )
     path = bh.write_png([random_result, other], tmp_path / "compare.png")
     assert path.stat().st_size > 10_000
     assert "again (greedy)" in bh.format_table([random_result, other])
@@ -270,12 +349,24 @@ def test_each_checkpoint_logs_its_evaluation(tmp_path, capsys):
     """A tiny training run with the evaluation on: one eval/* record per save, after the chunk's record."""
     from test_runs import BATCH, read_metrics, train
 
-    assert train(tmp_path, "--total-timesteps", str(4 * BATCH), "--eval-episodes", "3",
-                 "--eval-policy", "sample") == 0
+    assert (
+        train(
+            tmp_path,
+            "--total-timesteps",
+            str(4 * BATCH),
+            "--eval-episodes",
+            "3",
+            "--eval-policy",
+            "sample",
+        )
+        == 0
+    )
     records = read_metrics(tmp_path / "run")
     evals = [r for r in records if "eval/num_episodes" in r]
     assert [r["update"] for r in evals] == [2, 4]  # the scheduled save and the final one
-    assert all(r["eval/num_episodes"] == 3 and not any(k.startswith("train/") for k in r) for r in evals)
+    assert all(
+        r["eval/num_episodes"] == 3 and not any(k.startswith("train/") for k in r) for r in evals
+    )
     assert sum(evals[-1][f"eval/end_{e}_rate"] for e in bh.ENDS) == pytest.approx(1.0)
     assert "Eval (sample, 3 games" in capsys.readouterr().out
 

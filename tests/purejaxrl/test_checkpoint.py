@@ -6,8 +6,12 @@ import os
 
 import pytest
 
-from hackmatrix.purejaxrl.checkpoint import (CheckpointError, latest_checkpoint, next_run_name,
-                                             resolve_resume)
+from hackmatrix.purejaxrl.checkpoint import (
+    CheckpointError,
+    latest_checkpoint,
+    next_run_name,
+    resolve_resume,
+)
 from hackmatrix.purejaxrl.config import RESUME_LATEST
 from hackmatrix.purejaxrl.metrics import wandb_run_id
 
@@ -38,7 +42,7 @@ def make_run(root, name, steps):
 def test_resume_targets_resolve(tmp_path):
     old = make_run(tmp_path, "old", [5])
     new = make_run(tmp_path, "new", [2, 10, 9])
-    assert latest_checkpoint(new).name == "checkpoint_10.pkl"      # numeric, not lexical
+    assert latest_checkpoint(new).name == "checkpoint_10.pkl"  # numeric, not lexical
     assert resolve_resume(str(new), None, tmp_path, RESUME_LATEST) == new / "checkpoint_10.pkl"
     assert resolve_resume("old", None, tmp_path, RESUME_LATEST) == old / "checkpoint_5.pkl"
     path = old / "checkpoint_5.pkl"

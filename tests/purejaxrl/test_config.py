@@ -13,24 +13,35 @@ def scaled(num_envs, num_steps=128, argv=()):
     return config, report
 
 
-@pytest.mark.parametrize("num_envs, minibatches, mb_size, epochs, grad_steps", [
-    (256, 4, 8192, 4, 16),
-    (512, 8, 8192, 2, 16),
-    (1024, 16, 8192, 2, 32),
-    (2048, 32, 8192, 2, 64),
-    (4096, 64, 8192, 2, 128),
-    (8192, 64, 16384, 2, 128),
-    (384, 4, 12288, 4, 16),
-    (768, 12, 8192, 2, 24),
-])
+@pytest.mark.parametrize(
+    "num_envs, minibatches, mb_size, epochs, grad_steps",
+    [
+        (256, 4, 8192, 4, 16),
+        (512, 8, 8192, 2, 16),
+        (1024, 16, 8192, 2, 32),
+        (2048, 32, 8192, 2, 64),
+        (4096, 64, 8192, 2, 128),
+        (8192, 64, 16384, 2, 128),
+        (384, 4, 12288, 4, 16),
+        (768, 12, 8192, 2, 24),
+    ],
+)
 def test_auto_scale_table(num_envs, minibatches, mb_size, epochs, grad_steps):
     config, _ = scaled(num_envs)
-    assert (config.num_minibatches, config.minibatch_size, config.update_epochs,
-            config.gradient_steps) == (minibatches, mb_size, epochs, grad_steps)
+    assert (
+        config.num_minibatches,
+        config.minibatch_size,
+        config.update_epochs,
+        config.gradient_steps,
+    ) == (minibatches, mb_size, epochs, grad_steps)
 
 
 def test_longer_rollout_scales_like_the_equal_batch():
-    assert scaled(2048, 256)[0].to_dict()["num_minibatches"] == scaled(4096, 128)[0].num_minibatches == 64
+    assert (
+        scaled(2048, 256)[0].to_dict()["num_minibatches"]
+        == scaled(4096, 128)[0].num_minibatches
+        == 64
+    )
 
 
 def test_lr_hint_keeps_lr_times_steps_near_4e3():
@@ -42,22 +53,32 @@ def test_lr_hint_keeps_lr_times_steps_near_4e3():
 
 def test_explicit_minibatches_fix_only_their_dimension():
     config, _ = scaled(2048, argv=["--num-minibatches", "4"])
-    assert config.num_minibatches == 4            # an explicit 4 stops the scaling
-    assert config.update_epochs == 2              # epochs still auto-scaled
+    assert config.num_minibatches == 4  # an explicit 4 stops the scaling
+    assert config.update_epochs == 2  # epochs still auto-scaled
 
 
 def test_explicit_epochs_fix_only_their_dimension():
     config, _ = scaled(2048, argv=["--update-epochs", "3"])
-    assert config.update_epochs == 3              # not divided by the scale factor
+    assert config.update_epochs == 3  # not divided by the scale factor
     assert config.num_minibatches == 32
 
 
 def test_flag_defaults_match_the_spec():
     config = cfg.config_from_args(cfg.build_parser().parse_args([]))
     assert (config.num_envs, config.num_steps, config.total_timesteps) == (256, 128, 10_000_000)
-    assert (config.lr, config.gamma, config.gae_lambda, config.clip_eps) == (2.5e-4, 0.99, 0.95, 0.2)
+    assert (config.lr, config.gamma, config.gae_lambda, config.clip_eps) == (
+        2.5e-4,
+        0.99,
+        0.95,
+        0.2,
+    )
     assert (config.vf_coef, config.ent_coef, config.max_grad_norm) == (0.5, 0.15, 0.5)
-    assert (config.hidden_dim, config.num_layers, config.log_interval, config.seed) == (256, 2, 10, 0)
+    assert (config.hidden_dim, config.num_layers, config.log_interval, config.seed) == (
+        256,
+        2,
+        10,
+        0,
+    )
     args = cfg.build_parser().parse_args([])
     assert args.entity is None and args.project == "hackmatrix"
     assert args.save_interval_minutes == 10.0 and args.save_interval is None
@@ -74,11 +95,14 @@ def test_explicit_flags_are_detected():
     assert cfg.explicit_flags(["--num-envs", "8", "--learning-rate=1e-3"]) == {"num_envs", "lr"}
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--num-envs", "0"], "num-envs must be positive"),
-    (["--total-timesteps", "-5"], "total-timesteps must be positive"),
-    (["--num-envs", "3", "--num-steps", "5", "--num-minibatches", "4"], "not divisible"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--num-envs", "0"], "num-envs must be positive"),
+        (["--total-timesteps", "-5"], "total-timesteps must be positive"),
+        (["--num-envs", "3", "--num-steps", "5", "--num-minibatches", "4"], "not divisible"),
+    ],
+)
 def test_bad_counts_are_rejected(argv, message):
     config = cfg.config_from_args(cfg.build_parser().parse_args(argv))
     with pytest.raises(ValueError, match=message):

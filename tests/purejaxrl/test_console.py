@@ -4,33 +4,59 @@ import math
 
 import pytest
 
-from hackmatrix.purejaxrl.console import (Progress, chunk_line, format_duration, format_value,
-                                          grouped_table, run_summary, warning_line)
+from hackmatrix.purejaxrl.console import (
+    Progress,
+    chunk_line,
+    format_duration,
+    format_value,
+    grouped_table,
+    run_summary,
+    warning_line,
+)
 from hackmatrix.purejaxrl.health import HealthMonitor
 
 METRICS = {
-    "train/steps_per_second": 18594.8, "train/mean_episode_return": -3.1694,
-    "train/mean_episode_length": 43.43, "stats/highest_stage": 5.0,
-    "stats/mean_final_stage": 1.4213, "train/entropy": 0.83463, "train/approx_kl": 0.00131,
-    "train/clip_frac": 0.0021, "actions/siphon_frac": 0.01358, "actions/program_frac": 0.00336,
-    "train/timesteps": 2621440.0, "reward/step_penalty": -0.01, "reward/kills": 0.0104,
-    "actions/siphon_valid_frac": 0.05, "key/mean_reward": -0.07, "train/pg_loss": -0.0012,
+    "train/steps_per_second": 18594.8,
+    "train/mean_episode_return": -3.1694,
+    "train/mean_episode_length": 43.43,
+    "stats/highest_stage": 5.0,
+    "stats/mean_final_stage": 1.4213,
+    "train/entropy": 0.83463,
+    "train/approx_kl": 0.00131,
+    "train/clip_frac": 0.0021,
+    "actions/siphon_frac": 0.01358,
+    "actions/program_frac": 0.00336,
+    "train/timesteps": 2621440.0,
+    "reward/step_penalty": -0.01,
+    "reward/kills": 0.0104,
+    "actions/siphon_valid_frac": 0.05,
+    "key/mean_reward": -0.07,
+    "train/pg_loss": -0.0012,
 }
 
 
 def test_chunk_line_holds_the_fields_that_matter_and_stays_short():
     line = chunk_line(120, 2441, 723.0, 3 * 3600 + 52 * 60, METRICS)
     assert line.startswith("[Update 120/2441 4.9%] 12m03s ETA 3h52m 18,595 steps/s")
-    for field in ("return -3.17", "length 43.4", "stage max 5 mean 1.42", "entropy 0.835",
-                  "kl 0.0013", "clip 0.002", "siphon 0.0136", "program 0.0034"):
+    for field in (
+        "return -3.17",
+        "length 43.4",
+        "stage max 5 mean 1.42",
+        "entropy 0.835",
+        "kl 0.0013",
+        "clip 0.002",
+        "siphon 0.0136",
+        "program 0.0034",
+    ):
         assert field in line, field
     assert len(line) < 200, len(line)
     assert "reward/" not in line and "pg_loss" not in line
 
 
 def test_chunk_line_shows_dashes_for_missing_values_and_eval_when_present():
-    line = chunk_line(10, 10, 5.0, None, {"train/mean_episode_return": math.nan,
-                                          "eval/win_rate": 0.25})
+    line = chunk_line(
+        10, 10, 5.0, None, {"train/mean_episode_return": math.nan, "eval/win_rate": 0.25}
+    )
     assert "ETA --" in line and "return -" in line and "stage max -" in line
     assert line.endswith("eval win_rate 0.2500")
 
@@ -38,22 +64,33 @@ def test_chunk_line_shows_dashes_for_missing_values_and_eval_when_present():
 def test_progress_eta_leaves_out_the_compile_chunk():
     now = [100.0]
     progress = Progress(total_updates=100, start_update=0, clock=lambda: now[0])
-    now[0] = 160.0                      # chunk 1: 60 s, mostly compiling
+    now[0] = 160.0  # chunk 1: 60 s, mostly compiling
     assert progress.tick(10) == (60.0, None)
-    now[0] = 170.0                      # then 10 updates per 10 s
+    now[0] = 170.0  # then 10 updates per 10 s
     elapsed, eta = progress.tick(20)
     assert elapsed == 70.0 and eta == pytest.approx(80.0)
 
 
-@pytest.mark.parametrize("seconds, text", [(None, "--"), (7.2, "7s"), (723, "12m03s"),
-                                           (13920, "3h52m"), (math.inf, "--")])
+@pytest.mark.parametrize(
+    "seconds, text",
+    [(None, "--"), (7.2, "7s"), (723, "12m03s"), (13920, "3h52m"), (math.inf, "--")],
+)
 def test_format_duration(seconds, text):
     assert format_duration(seconds) == text
 
 
-@pytest.mark.parametrize("value, text", [(2621440.0, "2,621,440"), (0.00131, "0.0013"),
-                                         (3.26e-06, "3.26e-06"), (None, "-"), (math.nan, "-"),
-                                         (0.0, "0.0000"), (18594.8, "18,594.8")])
+@pytest.mark.parametrize(
+    "value, text",
+    [
+        (2621440.0, "2,621,440"),
+        (0.00131, "0.0013"),
+        (3.26e-06, "3.26e-06"),
+        (None, "-"),
+        (math.nan, "-"),
+        (0.0, "0.0000"),
+        (18594.8, "18,594.8"),
+    ],
+)
 def test_format_value(value, text):
     assert format_value(value) == text
 
@@ -68,9 +105,15 @@ def test_grouped_table_lists_every_metric_under_its_prefix_in_order():
 
 
 def chunk(update, ret, stage, **extra):
-    return {"update": update, "train/timesteps": update * 100.0, "train/mean_episode_return": ret,
-            "train/mean_episode_length": 40.0 + update, "stats/mean_final_stage": stage,
-            "stats/highest_stage": round(stage + 1), **extra}
+    return {
+        "update": update,
+        "train/timesteps": update * 100.0,
+        "train/mean_episode_return": ret,
+        "train/mean_episode_length": 40.0 + update,
+        "stats/mean_final_stage": stage,
+        "stats/highest_stage": round(stage + 1),
+        **extra,
+    }
 
 
 def test_run_summary_gives_trends_last_eval_and_warnings():
@@ -82,7 +125,7 @@ def test_run_summary_gives_trends_last_eval_and_warnings():
     text = "\n".join(lines)
     assert "20 chunks, updates 10-200, 20,000 env steps" in lines[0]
     assert "first 2 vs the last 2" in lines[0]
-    assert "mean return       -1.50 -> 16.50" in text        # mean of 2 chunks at each end
+    assert "mean return       -1.50 -> 16.50" in text  # mean of 2 chunks at each end
     assert "mean final stage  1.15 -> 2.95" in text
     assert "best stage        4" in text
     assert "last eval (update 200): eval/mean_stage: 2.5000, eval/win_rate: 0.1250" in text

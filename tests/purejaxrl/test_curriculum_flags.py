@@ -4,8 +4,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-
 import standin_env
+
 from hackmatrix import jax_env
 from hackmatrix.purejaxrl import cli
 from hackmatrix.purejaxrl import config as cfg
@@ -19,12 +19,18 @@ def config_of(*argv):
 def test_no_flags_means_canonical_starts():
     assert cf.resolve(config_of()) is None
     params = cf.env_params_for(jax_env, None, 0.0)
-    assert all(np.array_equal(a, b) for a, b in zip(jax.tree.leaves(params), jax.tree.leaves(jax_env.EnvParams())))
+    assert all(
+        np.array_equal(a, b)
+        for a, b in zip(jax.tree.leaves(params), jax.tree.leaves(jax_env.EnvParams()))
+    )
 
 
 def test_preset_with_a_field_overridden():
-    curriculum = cf.resolve(config_of("--curriculum", "mixed", "--curriculum-programs", "23",
-                                      "--curriculum-stages", "2:1,8:3"))
+    curriculum = cf.resolve(
+        config_of(
+            "--curriculum", "mixed", "--curriculum-programs", "23", "--curriculum-stages", "2:1,8:3"
+        )
+    )
     assert curriculum.programs == (23, 23)
     assert curriculum.stage_weights == (0, 1, 0, 0, 0, 0, 0, 3)
     assert curriculum.credits == (0, 20) and curriculum.data_siphons == (0, 2)  # from the preset
@@ -45,30 +51,35 @@ def test_every_preset_resolves_and_builds_env_params():
         assert np.allclose(params.curriculum_stage_weights, curriculum.stage_weights)
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--curriculum-stages", "9:1"], "stages 1..8"),
-    (["--curriculum-stages", "1:0,2:0"], "positive weight"),
-    (["--curriculum-stages", "1:-1"], "finite and >= 0"),
-    (["--curriculum-stages", "1:x"], "not a number"),
-    (["--curriculum-stages", "1:1,1:2"], "given twice"),
-    (["--curriculum-stages", "1"], "STAGE:WEIGHT"),
-    (["--curriculum-programs", "24"], "at most 23"),
-    (["--curriculum-credits", "9-3"], "empty"),
-    (["--curriculum-energy", "-2"], "non-negative integers"),
-    (["--curriculum-data-siphons", "a-b"], "non-negative integers"),
-    (["--curriculum", "mixed", "--curriculum-p0", "1.5"], "--curriculum-p0"),
-    (["--curriculum", "mixed", "--curriculum-anneal", "0"], "--curriculum-anneal"),
-    (["--curriculum", "mixed", "--curriculum-anneal", "1.2"], "--curriculum-anneal"),
-    (["--curriculum-anneal", "0.5"], "need a curriculum"),
-    (["--curriculum-p0", "0.5"], "need a curriculum"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--curriculum-stages", "9:1"], "stages 1..8"),
+        (["--curriculum-stages", "1:0,2:0"], "positive weight"),
+        (["--curriculum-stages", "1:-1"], "finite and >= 0"),
+        (["--curriculum-stages", "1:x"], "not a number"),
+        (["--curriculum-stages", "1:1,1:2"], "given twice"),
+        (["--curriculum-stages", "1"], "STAGE:WEIGHT"),
+        (["--curriculum-programs", "24"], "at most 23"),
+        (["--curriculum-credits", "9-3"], "empty"),
+        (["--curriculum-energy", "-2"], "non-negative integers"),
+        (["--curriculum-data-siphons", "a-b"], "non-negative integers"),
+        (["--curriculum", "mixed", "--curriculum-p0", "1.5"], "--curriculum-p0"),
+        (["--curriculum", "mixed", "--curriculum-anneal", "0"], "--curriculum-anneal"),
+        (["--curriculum", "mixed", "--curriculum-anneal", "1.2"], "--curriculum-anneal"),
+        (["--curriculum-anneal", "0.5"], "need a curriculum"),
+        (["--curriculum-p0", "0.5"], "need a curriculum"),
+    ],
+)
 def test_bad_values_fail_in_validate_naming_the_flag(argv, message):
     with pytest.raises(ValueError, match=message):
         cfg.validate(config_of(*argv))
 
 
 def test_bad_flag_is_a_clear_error_before_anything_is_built(capsys, tmp_path):
-    code = cli.main(["--curriculum-programs", "3-30", "--checkpoint-dir", str(tmp_path), "--no-wandb"])
+    code = cli.main(
+        ["--curriculum-programs", "3-30", "--checkpoint-dir", str(tmp_path), "--no-wandb"]
+    )
     assert code == 2
     assert "--curriculum-programs: at most 23" in capsys.readouterr().err
     assert not any(tmp_path.iterdir())
@@ -87,8 +98,9 @@ def test_a_game_without_curriculum_starts_is_refused():
 
 
 def test_anneal_schedule_falls_linearly_to_zero():
-    curriculum = cf.resolve(config_of("--curriculum", "mixed", "--curriculum-p0", "0.8",
-                                      "--curriculum-anneal", "0.5"))
+    curriculum = cf.resolve(
+        config_of("--curriculum", "mixed", "--curriculum-p0", "0.8", "--curriculum-anneal", "0.5")
+    )
     probabilities = [curriculum.probability(u, 100) for u in (0, 25, 49, 50, 99)]
     assert probabilities == pytest.approx([0.8, 0.4, 0.016, 0.0, 0.0])
     constant = cf.resolve(config_of("--curriculum", "mixed", "--curriculum-p0", "0.3"))
@@ -114,7 +126,9 @@ def test_a_new_probability_does_not_recompile_the_reset():
     """The probability is a traced array of a fixed dtype: annealing reuses the compiled function."""
     curriculum = cf.resolve(config_of("--curriculum", "late"))
     reset_where = jax.jit(jax_env.reset_where)
-    obs, states = jax.jit(jax.vmap(jax_env.reset_from_seed, in_axes=(0, None)))(jnp.arange(8, dtype=jnp.uint32), None)
+    obs, states = jax.jit(jax.vmap(jax_env.reset_from_seed, in_axes=(0, None)))(
+        jnp.arange(8, dtype=jnp.uint32), None
+    )
     done = jnp.ones(8, bool)
     stages = []
     for probability in (0.0, 1.0):

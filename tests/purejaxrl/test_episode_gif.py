@@ -10,11 +10,11 @@ import jax
 import numpy as np
 import pytest
 from PIL import Image
+from test_runs import BATCH, train
 
 from hackmatrix.purejaxrl.checkpoint import load_params
 from hackmatrix.purejaxrl.episode_gif import DEFAULT_MAX_STEPS, EpisodeGif, play_episode
 from hackmatrix.purejaxrl.network import make_network
-from test_runs import BATCH, train
 
 
 def gif_frames(path) -> int:
@@ -33,32 +33,42 @@ def gif_run(tmp_path_factory, game_module):
 
 def test_each_checkpoint_writes_one_frame_per_step(gif_run):
     run_dir, env = gif_run
-    assert sorted(p.name for p in run_dir.glob("episode_*.gif")) == ["episode_2.gif", "episode_4.gif"]
+    assert sorted(p.name for p in run_dir.glob("episode_*.gif")) == [
+        "episode_2.gif",
+        "episode_4.gif",
+    ]
     assert not [p for p in run_dir.iterdir() if "tmp" in p.name]
     # Replay the final parameters' episode (host params, like the trainer: a cache hit).
     network = make_network(32, 2)
     params = load_params(run_dir / "params_4.npz")
-    play = lambda: jax.device_get(play_episode(  # noqa: E731
-        jax.random.PRNGKey(0), params, env=env, network=network, max_steps=DEFAULT_MAX_STEPS))
+    play = lambda: jax.device_get(
+        play_episode(
+            jax.random.PRNGKey(0), params, env=env, network=network, max_steps=DEFAULT_MAX_STEPS
+        )
+    )
     episode = play()
     length = int(episode["length"])
     assert 1 <= length <= DEFAULT_MAX_STEPS
     if length < DEFAULT_MAX_STEPS:
-        assert episode["done"][length - 1] and not episode["done"][:length - 1].any()
+        assert episode["done"][length - 1] and not episode["done"][: length - 1].any()
     assert gif_frames(run_dir / "episode_4.gif") == length + 1  # the start, then one per step
 
     # Every action is valid, the components add up, and the policy is greedy and repeatable.
     actions = episode["actions"][:length]
     assert episode["masks"][np.arange(length), actions].all()
-    np.testing.assert_allclose(episode["components"][:length].sum(-1), episode["rewards"][:length],
-                               atol=1e-5)
+    np.testing.assert_allclose(
+        episode["components"][:length].sum(-1), episode["rewards"][:length], atol=1e-5
+    )
     logits = np.asarray(network.apply(params, episode["start_obs"][None])[0][0])
     assert actions[0] == np.argmax(np.where(episode["masks"][0], logits, -np.inf))
     np.testing.assert_array_equal(play()["actions"], episode["actions"])
 
 
 def test_flag_turns_the_gif_off(tmp_path, game_module):
-    assert train(tmp_path, "--total-timesteps", str(4 * BATCH), "--no-episode-gif", episode_gif=True) == 0
+    assert (
+        train(tmp_path, "--total-timesteps", str(4 * BATCH), "--no-episode-gif", episode_gif=True)
+        == 0
+    )
     run_dir = tmp_path / "run"
     assert (run_dir / "checkpoint_4.pkl").is_file()
     assert not list(run_dir.glob("episode_*"))

@@ -8,8 +8,8 @@ import types
 import jax
 import numpy as np
 import pytest
-
 import standin_env
+
 from hackmatrix.purejaxrl import health
 from hackmatrix.purejaxrl.config import TrainConfig
 from hackmatrix.purejaxrl.health import HealthMonitor
@@ -20,11 +20,17 @@ from hackmatrix.purejaxrl.train import make_train
 def healthy(i: int) -> dict:
     """Chunk i of a run that learns: return and length rise together."""
     return {
-        "train/approx_kl": 0.02, "train/clip_frac": 0.1, "train/entropy": 0.8 - 0.005 * i,
-        "train/mean_episode_return": -3.0 + 0.5 * i, "train/mean_episode_length": 40.0 + 2.0 * i,
-        "actions/siphon_frac": 0.015, "actions/siphon_valid_frac": 0.05,
-        "actions/program_frac": 0.004, "actions/program_valid_frac": 0.01,
-        "reward/step_penalty": -0.01, "stats/empty_mask_steps": 0.0,
+        "train/approx_kl": 0.02,
+        "train/clip_frac": 0.1,
+        "train/entropy": 0.8 - 0.005 * i,
+        "train/mean_episode_return": -3.0 + 0.5 * i,
+        "train/mean_episode_length": 40.0 + 2.0 * i,
+        "actions/siphon_frac": 0.015,
+        "actions/siphon_valid_frac": 0.05,
+        "actions/program_frac": 0.004,
+        "actions/program_valid_frac": 0.01,
+        "reward/step_penalty": -0.01,
+        "stats/empty_mask_steps": 0.0,
     }
 
 
@@ -67,12 +73,12 @@ def _entropy_high(i, m):
 
 
 def _oscillation(i, m):
-    m["train/mean_episode_length"] = 40.0 + 5.0 * i                   # getting longer...
-    m["train/mean_episode_return"] = -3.0 + 0.05 * math.sin(i)       # ...for nothing
+    m["train/mean_episode_length"] = 40.0 + 5.0 * i  # getting longer...
+    m["train/mean_episode_return"] = -3.0 + 0.05 * math.sin(i)  # ...for nothing
 
 
-def _siphon(i, m):   # the known failure: 0.015 -> 0.0001 while still valid
-    m["actions/siphon_frac"] = max(0.015 * 0.5 ** i, 1e-4)
+def _siphon(i, m):  # the known failure: 0.015 -> 0.0001 while still valid
+    m["actions/siphon_frac"] = max(0.015 * 0.5**i, 1e-4)
 
 
 def _program(i, m):
@@ -87,17 +93,20 @@ def _empty_mask(i, m):
     m["stats/empty_mask_steps"] = 3.0 if i >= 2 else 0.0
 
 
-@pytest.mark.parametrize("change, check, metric", [
-    (_kl, "approx_kl_high", "train/approx_kl"),
-    (_clip, "clip_frac_high", "train/clip_frac"),
-    (_entropy_collapse, "entropy_collapse", "train/entropy"),
-    (_entropy_high, "entropy_high", "train/entropy"),
-    (_oscillation, "length_up_return_flat", "train/mean_episode_length"),
-    (_siphon, "siphon_collapse", "actions/siphon_frac"),
-    (_program, "program_collapse", "actions/program_frac"),
-    (_step_penalty, "step_penalty_off", "reward/step_penalty"),
-    (_empty_mask, "empty_mask", "stats/empty_mask_steps"),
-])
+@pytest.mark.parametrize(
+    "change, check, metric",
+    [
+        (_kl, "approx_kl_high", "train/approx_kl"),
+        (_clip, "clip_frac_high", "train/clip_frac"),
+        (_entropy_collapse, "entropy_collapse", "train/entropy"),
+        (_entropy_high, "entropy_high", "train/entropy"),
+        (_oscillation, "length_up_return_flat", "train/mean_episode_length"),
+        (_siphon, "siphon_collapse", "actions/siphon_frac"),
+        (_program, "program_collapse", "actions/program_frac"),
+        (_step_penalty, "step_penalty_off", "reward/step_penalty"),
+        (_empty_mask, "empty_mask", "stats/empty_mask_steps"),
+    ],
+)
 def test_each_check_fires_once_on_its_problem(change, check, metric):
     fired = run(with_changes(30, change))
     assert [w.check for w in fired] == [check]
@@ -128,13 +137,14 @@ def test_a_rarely_valid_action_is_not_judged():
     def never_valid(i, m):
         m["actions/program_frac"] = 0.0
         m["actions/program_valid_frac"] = health.ACTION_VALID_MIN / 2
+
     assert run(with_changes(20, never_valid)) == []
 
 
 def test_siphon_warning_names_taken_and_valid_shares():
     (warning,) = run(with_changes(12, _siphon))
     assert "of steps where it was valid" in warning.detail
-    assert warning.value / 0.05 < health.ACTION_USE_COLLAPSE_BELOW   # taken / valid
+    assert warning.value / 0.05 < health.ACTION_USE_COLLAPSE_BELOW  # taken / valid
 
 
 def test_missing_and_nan_metrics_are_never_a_problem():
@@ -145,7 +155,7 @@ def test_missing_and_nan_metrics_are_never_a_problem():
 
 def test_priming_with_history_does_not_warn_but_later_problems_do():
     monitor = HealthMonitor()
-    monitor.prime(with_changes(10, _kl))          # old trouble, already reported before
+    monitor.prime(with_changes(10, _kl))  # old trouble, already reported before
     assert monitor.active == set()
     fired = monitor.observe(200, dict(healthy(10), **{"train/approx_kl": 0.2}))
     assert [w.check for w in fired] == ["approx_kl_high"]
@@ -163,6 +173,7 @@ def _recording_game(seen):
     """The stand-in game, with program 7 also valid on odd rows (so both valid fractions
     move; the trainer samples from the mask, the game ignores the program), that sends
     every mask it hands out and every step's done and stage to the host."""
+
     def action_mask(state):
         mask = standin_env.action_mask(state).at[7].set(state.pos[0] % 2 == 1)
         jax.debug.callback(lambda m: seen["mask"].append(np.asarray(m).reshape(-1, 28)), mask)
@@ -170,19 +181,25 @@ def _recording_game(seen):
 
     def step(key, state, action, params):
         out = standin_env.step(key, state, action, params)
-        jax.debug.callback(lambda d, s: seen["end"].append((np.ravel(d), np.ravel(s))),
-                           out[3], out[4]["stage"])
+        jax.debug.callback(
+            lambda d, s: seen["end"].append((np.ravel(d), np.ravel(s))), out[3], out[4]["stage"]
+        )
         return out
 
     return types.SimpleNamespace(
-        REWARD_COMPONENT_NAMES=standin_env.REWARD_COMPONENT_NAMES, EnvParams=standin_env.EnvParams,
-        reset=standin_env.reset, step=step, action_mask=action_mask)
+        REWARD_COMPONENT_NAMES=standin_env.REWARD_COMPONENT_NAMES,
+        EnvParams=standin_env.EnvParams,
+        reset=standin_env.reset,
+        step=step,
+        action_mask=action_mask,
+    )
 
 
 def test_valid_fractions_and_final_stage_match_a_numpy_count_over_the_rollout():
     seen = {"mask": [], "end": []}
-    config = TrainConfig(num_envs=8, num_steps=32, hidden_dim=16, log_interval=1,
-                         num_minibatches=2, update_epochs=1)
+    config = TrainConfig(
+        num_envs=8, num_steps=32, hidden_dim=16, log_interval=1, num_minibatches=2, update_epochs=1
+    )
     trainer = make_train(config, _recording_game(seen))
     runner = trainer.init(jax.random.PRNGKey(3))
     _, per_update = trainer.train_chunk(runner, 1)
@@ -208,7 +225,10 @@ def test_warnings_go_to_metrics_jsonl_and_only_to_an_online_wandb(tmp_path):
     logger.log(60, {"train/approx_kl": 0.12}, {"health/warnings": [warning.to_json()]})
     logger.log(70, {"train/approx_kl": 0.12})
     first, second = read_metrics_file(tmp_path / "metrics.jsonl")
-    assert first["health/warnings"][0]["check"] == "approx_kl_high" and first["train/approx_kl"] == 0.12
+    assert (
+        first["health/warnings"][0]["check"] == "approx_kl_high"
+        and first["train/approx_kl"] == 0.12
+    )
     assert "health/warnings" not in second
 
     class FakeRun:
@@ -223,6 +243,7 @@ def test_warnings_go_to_metrics_jsonl_and_only_to_an_online_wandb(tmp_path):
     logger.alert("HackMatrix r: approx_kl_high", warning.text())
     logger.run.offline = True
     logger.alert("not sent offline", "text")
-    assert FakeRun.alerts == [{"title": "HackMatrix r: approx_kl_high", "text": warning.text(),
-                               "level": "WARN"}]
+    assert FakeRun.alerts == [
+        {"title": "HackMatrix r: approx_kl_high", "text": warning.text(), "level": "WARN"}
+    ]
     logger.run = None

@@ -27,9 +27,19 @@ def test_ppo_beats_a_random_policy(game_module):
     total_steps = 1_500_000 if os.environ.get("HACKMATRIX_SLOW") == "1" else 300_000
     # Small net and a high LR so a CPU budget shows learning; the KL/clip
     # bounds below still have to hold.
-    config = TrainConfig(num_envs=64, num_steps=32, hidden_dim=64, num_layers=2,
-                         num_minibatches=2, update_epochs=4, lr=2e-3, ent_coef=0.01,
-                         log_interval=8, total_timesteps=total_steps, seed=1)
+    config = TrainConfig(
+        num_envs=64,
+        num_steps=32,
+        hidden_dim=64,
+        num_layers=2,
+        num_minibatches=2,
+        update_epochs=4,
+        lr=2e-3,
+        ent_coef=0.01,
+        log_interval=8,
+        total_timesteps=total_steps,
+        seed=1,
+    )
     trainer = make_train(config, game_module)
     runner = trainer.init(jax.random.PRNGKey(config.seed))
     kl, clip = [], []
@@ -48,7 +58,16 @@ def test_ppo_beats_a_random_policy(game_module):
     # sampled-policy evaluation this way needs no second compile.
     random = evaluate(game_module, trainer.network, uniform_policy(params), key, policy="sample")
     trained = evaluate(game_module, trainer.network, params, key, policy="sample")
-    print("random:", random, "\ntrained:", trained, "\nkl:", np.round(kl, 4), "\nclip:", np.round(clip, 3))
+    print(
+        "random:",
+        random,
+        "\ntrained:",
+        trained,
+        "\nkl:",
+        np.round(kl, 4),
+        "\nclip:",
+        np.round(clip, 3),
+    )
     assert max(kl) < 0.06 and max(clip) < 0.30
     assert trained["eval/mean_episode_return"] > random["eval/mean_episode_return"] + 1.0
     assert trained["eval/stage1_exit_rate"] > random["eval/stage1_exit_rate"] + 0.08

@@ -9,12 +9,21 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-
 from conftest import game_module_name
+
 from hackmatrix.purejaxrl import cli
-from hackmatrix.purejaxrl.network import (ActorCritic, GridActorCritic, NETWORKS, OBS_SIZE,
-                                          describe_network, make_network, network_config_from_params,
-                                          network_for_params, network_from_config, player_plane)
+from hackmatrix.purejaxrl.network import (
+    NETWORKS,
+    OBS_SIZE,
+    ActorCritic,
+    GridActorCritic,
+    describe_network,
+    make_network,
+    network_config_from_params,
+    network_for_params,
+    network_from_config,
+    player_plane,
+)
 
 # sha256 over (key path, float32 bytes) of make_network(32, 2).init(PRNGKey(0)), taken with the
 # network.py from before `--network` existed: the default network must stay bit for bit the same.
@@ -36,6 +45,7 @@ def init(network, key=0):
 
 # ------------------------------------------------------------------- building
 
+
 def test_default_mlp_params_are_unchanged():
     params = init(make_network(32, 2))
     assert digest(params) == MLP_32x2_DIGEST
@@ -47,15 +57,25 @@ def test_default_mlp_params_are_unchanged():
 def test_grid_network_names_shapes_and_cost():
     network = make_network(64, 2, network="grid")
     params = init(network)["params"]
-    assert sorted(params) == ["actor", "cell_encoder", "cell_out", "conv_0", "conv_1", "critic",
-                              "trunk_0", "trunk_1"]
-    assert params["cell_encoder"]["kernel"].shape == (43, 16)     # 42 channels + the player plane
+    assert sorted(params) == [
+        "actor",
+        "cell_encoder",
+        "cell_out",
+        "conv_0",
+        "conv_1",
+        "critic",
+        "trunk_0",
+        "trunk_1",
+    ]
+    assert params["cell_encoder"]["kernel"].shape == (43, 16)  # 42 channels + the player plane
     assert params["conv_0"]["kernel"].shape == (3, 3, 16, 16)
     assert params["trunk_0"]["kernel"].shape == (36 * 8 + 10 + 23, 64)
     assert params["actor"]["kernel"].shape == (64, 28)
     logits, value = network.apply({"params": params}, jnp.ones((5, OBS_SIZE)))
     assert logits.shape == (5, 28) and value.shape == (5,)
-    logits, value = network.apply({"params": params}, jnp.ones((OBS_SIZE,)))   # unbatched, as viewers call it
+    logits, value = network.apply(
+        {"params": params}, jnp.ones((OBS_SIZE,))
+    )  # unbatched, as viewers call it
     assert logits.shape == (28,) and value.shape == ()
     line = describe_network(make_network(256, 2, network="grid"))
     assert line.startswith("Network: grid, 161,157 parameters") and "XLA cost analysis" in line
@@ -72,9 +92,11 @@ def test_conv3x3_is_flax_conv_with_same_padding():
     x = jax.random.normal(jax.random.PRNGKey(1), (5, 6, 6, 16))
     params = Conv3x3(12).init(jax.random.PRNGKey(0), x)
     reference = nn.Conv(12, (3, 3), padding="SAME")
-    jax.tree_util.tree_map(np.testing.assert_array_equal, params, reference.init(jax.random.PRNGKey(0), x))
+    jax.tree_util.tree_map(
+        np.testing.assert_array_equal, params, reference.init(jax.random.PRNGKey(0), x)
+    )
     np.testing.assert_allclose(Conv3x3(12).apply(params, x), reference.apply(params, x), atol=1e-5)
-    assert Conv3x3(12).apply(params, x[0]).shape == (6, 6, 12)   # unbatched
+    assert Conv3x3(12).apply(params, x[0]).shape == (6, 6, 12)  # unbatched
 
 
 def test_grid_bf16_keeps_float32_params_and_outputs():
@@ -87,22 +109,33 @@ def test_grid_bf16_keeps_float32_params_and_outputs():
 
 def test_player_plane_marks_the_players_cell(game_module):
     obs, state = game_module.reset(jax.random.PRNGKey(4), game_module.EnvParams())
-    row, col = game_module.state_to_json(state)["player"]["row"], game_module.state_to_json(state)["player"]["col"]
+    row, col = (
+        game_module.state_to_json(state)["player"]["row"],
+        game_module.state_to_json(state)["player"]["col"],
+    )
     plane = np.asarray(player_plane(obs[None, :10]))[0, :, :, 0]
     expected = np.zeros((6, 6), np.float32)
     expected[row, col] = 1.0
     np.testing.assert_array_equal(plane, expected)
-    every = np.stack([np.eye(1, 36, k)[0] for k in range(36)])   # each cell in turn
+    every = np.stack([np.eye(1, 36, k)[0] for k in range(36)])  # each cell in turn
     rows, cols = np.divmod(np.arange(36), 6)
     player = np.zeros((36, 10), np.float32)
     player[:, 0], player[:, 1] = np.float32(rows / 5), np.float32(cols / 5)
-    np.testing.assert_array_equal(np.asarray(player_plane(jnp.asarray(player))).reshape(36, 36), every)
+    np.testing.assert_array_equal(
+        np.asarray(player_plane(jnp.asarray(player))).reshape(36, 36), every
+    )
 
 
-@pytest.mark.parametrize("kind, sizes", [
-    ("mlp", {"hidden_dim": 48, "num_layers": 3}),
-    ("grid", {"hidden_dim": 40, "num_layers": 1, "cell_dim": 12, "num_convs": 1, "cell_out_dim": 4}),
-])
+@pytest.mark.parametrize(
+    "kind, sizes",
+    [
+        ("mlp", {"hidden_dim": 48, "num_layers": 3}),
+        (
+            "grid",
+            {"hidden_dim": 40, "num_layers": 1, "cell_dim": 12, "num_convs": 1, "cell_out_dim": 4},
+        ),
+    ],
+)
 def test_architecture_is_recognised_from_the_parameters(kind, sizes):
     network = network_from_config({"network": kind, **sizes})
     params = init(network)
@@ -117,7 +150,9 @@ def test_bad_network_choices_are_clear_errors():
         make_network(32, 1, network="cnn")
     grid_params = init(make_network(32, 1, network="grid"))
     with pytest.raises(ValueError, match="says network='mlp'"):
-        network_for_params(grid_params, {"hidden_dim": 32, "num_layers": 1})   # an old config means mlp
+        network_for_params(
+            grid_params, {"hidden_dim": 32, "num_layers": 1}
+        )  # an old config means mlp
     with pytest.raises(ValueError, match="neither the mlp"):
         network_config_from_params({"params": {"Dense_0": {}, "actor": {}}})
     assert NETWORKS == ("mlp", "grid")
@@ -125,16 +160,44 @@ def test_bad_network_choices_are_clear_errors():
 
 # --------------------------------------------------- training, saving, every loader
 
-TINY = ["--num-envs", "8", "--num-steps", "16", "--hidden-dim", "32", "--log-interval", "2",
-        "--num-minibatches", "2", "--update-epochs", "2", "--no-wandb", "--save-interval", "2",
-        "--no-episode-gif", "--total-timesteps", str(4 * 8 * 16)]
+TINY = [
+    "--num-envs",
+    "8",
+    "--num-steps",
+    "16",
+    "--hidden-dim",
+    "32",
+    "--log-interval",
+    "2",
+    "--num-minibatches",
+    "2",
+    "--update-epochs",
+    "2",
+    "--no-wandb",
+    "--save-interval",
+    "2",
+    "--no-episode-gif",
+    "--total-timesteps",
+    str(4 * 8 * 16),
+]
 
 
 @pytest.fixture(scope="module")
 def grid_run(tmp_path_factory):
     root = tmp_path_factory.mktemp("grid")
-    code = cli.main([*TINY, "--network", "grid", "--checkpoint-dir", str(root), "--run-name", "grid",
-                     "--env-module", game_module_name()])
+    code = cli.main(
+        [
+            *TINY,
+            "--network",
+            "grid",
+            "--checkpoint-dir",
+            str(root),
+            "--run-name",
+            "grid",
+            "--env-module",
+            game_module_name(),
+        ]
+    )
     assert code == 0
     return root / "grid"
 
@@ -145,9 +208,21 @@ def test_grid_run_records_its_network_and_refuses_another_on_resume(grid_run, ca
     assert payload["config"]["network"] == "grid"
     assert "trunk_0" in payload["params"]["params"]
     capsys.readouterr()
-    code = cli.main([*TINY, "--network", "mlp", "--checkpoint-dir", str(grid_run.parent),
-                     "--resume", str(grid_run / "checkpoint_4.pkl"), "--total-timesteps", str(8 * 8 * 16),
-                     "--env-module", game_module_name()])
+    code = cli.main(
+        [
+            *TINY,
+            "--network",
+            "mlp",
+            "--checkpoint-dir",
+            str(grid_run.parent),
+            "--resume",
+            str(grid_run / "checkpoint_4.pkl"),
+            "--total-timesteps",
+            str(8 * 8 * 16),
+            "--env-module",
+            game_module_name(),
+        ]
+    )
     assert code == 2 and "trained with network=grid" in capsys.readouterr().err
 
 
@@ -159,7 +234,7 @@ def test_shared_loader_builds_the_grid_network(grid_run, tmp_path):
         assert isinstance(stored.network, GridActorCritic), source
         logits, _ = stored.network.apply(stored.params, np.zeros((2, OBS_SIZE), np.float32))
         assert logits.shape == (2, 28)
-    alone = tmp_path / "params_4.npz"   # no training config beside it: recognised from the names
+    alone = tmp_path / "params_4.npz"  # no training config beside it: recognised from the names
     shutil.copy(grid_run / "params_4.npz", alone)
     stored = load_policy(alone)
     assert stored.config == {} and isinstance(stored.network, GridActorCritic)
@@ -193,8 +268,23 @@ def test_parity_record_plays_a_grid_checkpoint(grid_run, tmp_path, capsys):
     from parity.trace import read_trace
 
     out = tmp_path / "grid.jsonl"
-    code = main(["record", "--engine", "jax", "--policy", "checkpoint", "--checkpoint",
-                 str(grid_run / "params_4.npz"), "--seed", "3", "--max-steps", "10", "--out", str(out)])
+    code = main(
+        [
+            "record",
+            "--engine",
+            "jax",
+            "--policy",
+            "checkpoint",
+            "--checkpoint",
+            str(grid_run / "params_4.npz"),
+            "--seed",
+            "3",
+            "--max-steps",
+            "10",
+            "--out",
+            str(out),
+        ]
+    )
     assert code == 0, capsys.readouterr()
     trace = read_trace(out)
     masks = [trace.start.mask] + [step.mask for step in trace.steps[:-1]]

@@ -9,13 +9,13 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import subprocess_env
-from hackmatrix.purejaxrl import cli, plot
-from hackmatrix.purejaxrl.metrics import read_metrics_file
 from test_runs import BATCH, TINY
 
-pytest.importorskip("matplotlib")   # the viz extra; installed with hackmatrix[all]
+from hackmatrix.purejaxrl import cli, plot
+from hackmatrix.purejaxrl.metrics import read_metrics_file
+
+pytest.importorskip("matplotlib")  # the viz extra; installed with hackmatrix[all]
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -28,9 +28,24 @@ def two_runs(tmp_path_factory):
     for name, extra in (("first", ()), ("second", ("--console", "full", "--seed", "1"))):
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
-            assert cli.main([*TINY, "--checkpoint-dir", str(root), "--run-name", name,
-                             "--env-module", "standin_env", "--no-episode-gif",
-                             "--total-timesteps", str(4 * BATCH), *extra]) == 0
+            assert (
+                cli.main(
+                    [
+                        *TINY,
+                        "--checkpoint-dir",
+                        str(root),
+                        "--run-name",
+                        name,
+                        "--env-module",
+                        "standin_env",
+                        "--no-episode-gif",
+                        "--total-timesteps",
+                        str(4 * BATCH),
+                        *extra,
+                    ]
+                )
+                == 0
+            )
         outputs[name] = out.getvalue()
     return root, outputs
 
@@ -58,8 +73,13 @@ def test_two_runs_overlaid(two_runs, tmp_path):
 
 
 def test_a_directory_without_metrics_is_a_clear_error(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "hackmatrix.purejaxrl.plot", str(tmp_path)],
-                            capture_output=True, text=True, env=subprocess_env(), timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "hackmatrix.purejaxrl.plot", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env=subprocess_env(),
+        timeout=120,
+    )
     assert result.returncode == 2
     assert f"{tmp_path}: no metrics.jsonl here" in result.stderr
 
@@ -79,13 +99,20 @@ def test_evaluation_records_merge_into_their_update(two_runs, tmp_path):
 def test_runs_log_the_new_metrics_and_print_short_lines_and_a_summary(two_runs):
     root, outputs = two_runs
     record = read_metrics_file(root / "first" / "metrics.jsonl")[-1]
-    for key in ("actions/siphon_valid_frac", "actions/program_valid_frac",
-                "stats/mean_final_stage", "health/active_warnings"):
+    for key in (
+        "actions/siphon_valid_frac",
+        "actions/program_valid_frac",
+        "stats/mean_final_stage",
+        "health/active_warnings",
+    ):
         assert key in record, key
     assert "final_stage_sum" not in record
     lines = outputs["first"].splitlines()
     chunk_lines = [line for line in lines if line.startswith("[Update")]
-    assert [line.split("]")[0] for line in chunk_lines] == ["[Update 2/4 50.0%", "[Update 4/4 100.0%"]
+    assert [line.split("]")[0] for line in chunk_lines] == [
+        "[Update 2/4 50.0%",
+        "[Update 4/4 100.0%",
+    ]
     assert all(len(line) < 200 for line in chunk_lines)
     assert any(line.startswith("Run summary: 2 chunks") for line in lines)
     assert "  reward/" not in outputs["first"]

@@ -16,8 +16,8 @@ def test_default_network_size_and_parameter_names():
     params = ActorCritic().init(jax.random.PRNGKey(0), jnp.zeros((1, 1545)))
     assert sum(x.size for x in jax.tree_util.tree_leaves(params)) == 469_021
     assert sorted(params["params"]) == ["Dense_0", "Dense_1", "Dense_2", "Dense_3"]
-    assert params["params"]["Dense_2"]["kernel"].shape == (256, 28)   # actor head
-    assert params["params"]["Dense_3"]["kernel"].shape == (256, 1)    # critic head
+    assert params["params"]["Dense_2"]["kernel"].shape == (256, 28)  # actor head
+    assert params["params"]["Dense_3"]["kernel"].shape == (256, 1)  # critic head
 
 
 def test_bf16_keeps_float32_params_and_outputs():
@@ -62,9 +62,19 @@ def sharpen_policy(runner, factor=20.0):
 
 
 @pytest.mark.parametrize("network", ["mlp", "grid"])
-def test_lr_zero_update_has_zero_kl_and_no_clipping_and_skipped_updates_are_no_ops(game_module, network):
-    config = TrainConfig(num_envs=8, num_steps=32, lr=0.0, hidden_dim=32, log_interval=1,
-                         num_minibatches=2, update_epochs=2, network=network)
+def test_lr_zero_update_has_zero_kl_and_no_clipping_and_skipped_updates_are_no_ops(
+    game_module, network
+):
+    config = TrainConfig(
+        num_envs=8,
+        num_steps=32,
+        lr=0.0,
+        hidden_dim=32,
+        log_interval=1,
+        num_minibatches=2,
+        update_epochs=2,
+        network=network,
+    )
     auto_scale_for_batch_size(config)
     trainer = make_train(config, game_module)
     runner = sharpen_policy(trainer.init(jax.random.PRNGKey(3)))
@@ -72,8 +82,9 @@ def test_lr_zero_update_has_zero_kl_and_no_clipping_and_skipped_updates_are_no_o
     # An inactive update (the masked remainder of a chunk) changes nothing at all.
     snapshot = jax.tree_util.tree_map(np.asarray, (runner.train_state, runner.rng, runner.obs))
     runner, skipped = trainer.train_chunk(runner, 0)
-    jax.tree_util.tree_map(np.testing.assert_array_equal, snapshot,
-                           (runner.train_state, runner.rng, runner.obs))
+    jax.tree_util.tree_map(
+        np.testing.assert_array_equal, snapshot, (runner.train_state, runner.rng, runner.obs)
+    )
     assert float(np.asarray(skipped["train/num_episodes"]).sum()) == 0.0
 
     before = jax.tree_util.tree_map(np.asarray, runner.train_state.params)
@@ -99,7 +110,7 @@ def test_chunk_aggregation_uses_ratios_of_sums_and_max_stage():
         "stats/empty_mask_steps": np.array([0.0, 1.0, 9.0]),
         "train/entropy": np.array([1.0, 2.0, 99.0]),
     }
-    out = aggregate_chunk(per_update, 2)   # third update inactive
+    out = aggregate_chunk(per_update, 2)  # third update inactive
     assert out["train/mean_episode_return"] == 1.5
     assert out["train/mean_episode_length"] == 5.0
     assert out["stats/highest_stage"] == 2.0

@@ -14,23 +14,30 @@ WEIGHTS = {"step_penalty": 0.0, "kills": 2.0, "distance_shaping": 0.5, "death_pe
 
 # ------------------------------------------------------------------- parsing
 
+
 def test_parse_reward_weights_reads_pairs_in_order():
     assert cfg.parse_reward_weights(" kills = 2, step_penalty=0 ,victory=-1e-3") == {
-        "kills": 2.0, "step_penalty": 0.0, "victory": -0.001}
+        "kills": 2.0,
+        "step_penalty": 0.0,
+        "victory": -0.001,
+    }
     args = cfg.build_parser().parse_args(["--reward-weights", "kills=2"])
     assert cfg.config_from_args(args).reward_weights == {"kills": 2.0}
     assert cfg.config_from_args(cfg.build_parser().parse_args([])).reward_weights is None
 
 
-@pytest.mark.parametrize("text, message", [
-    ("kills", "expected name=weight pairs"),
-    ("kills=2,", "expected name=weight pairs"),
-    ("=2", "expected name=weight pairs"),
-    ("kills=two", "not a number"),
-    ("kills=nan", "must be finite"),
-    ("kills=inf", "must be finite"),
-    ("kills=1,kills=2", "given twice"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("kills", "expected name=weight pairs"),
+        ("kills=2,", "expected name=weight pairs"),
+        ("=2", "expected name=weight pairs"),
+        ("kills=two", "not a number"),
+        ("kills=nan", "must be finite"),
+        ("kills=inf", "must be finite"),
+        ("kills=1,kills=2", "given twice"),
+    ],
+)
 def test_parse_reward_weights_rejects_bad_syntax(text, message):
     with pytest.raises(ValueError, match=message):
         cfg.parse_reward_weights(text)
@@ -57,14 +64,26 @@ def test_unknown_names_are_listed_with_the_valid_ones(game_module):
 def test_cli_refuses_unknown_names_before_creating_a_run(tmp_path, capsys):
     from hackmatrix.purejaxrl.cli import main
 
-    code = main(["--reward-weights", "kils=2", "--checkpoint-dir", str(tmp_path), "--no-wandb",
-                 "--num-envs", "4", "--num-steps", "4"])
+    code = main(
+        [
+            "--reward-weights",
+            "kils=2",
+            "--checkpoint-dir",
+            str(tmp_path),
+            "--no-wandb",
+            "--num-envs",
+            "4",
+            "--num-steps",
+            "4",
+        ]
+    )
     assert code == 2
     assert "valid names: step_penalty, stage_completion" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
 
 
 # ------------------------------------------------------------- the weighted sum
+
 
 def random_rollout(env, steps=40, num_envs=16, seed=0):
     """Rewards and components [steps, envs, 15] of uniformly random valid actions."""
@@ -81,7 +100,8 @@ def random_rollout(env, steps=40, num_envs=16, seed=0):
             logits = jnp.where(mask, 0.0, -1e9)
             action = jax.random.categorical(act_key, logits)
             _, state, reward, done, info = jax.vmap(env.step, in_axes=(0, 0, 0, None))(
-                jax.random.split(step_key, num_envs), state, action, params)
+                jax.random.split(step_key, num_envs), state, action, params
+            )
             comps = jnp.stack([info["reward_components"][n] for n in names], -1)
             return state, (reward, comps)
 
@@ -97,7 +117,7 @@ def test_weighted_reward_is_the_stated_sum_exactly(game_module):
     weigh = make_reward_weighting(WEIGHTS, tuple(names))
     got = np.asarray(jax.jit(weigh)(comps))
     expected = np.zeros(reward.shape, np.float32)
-    for i, name in enumerate(names):   # left to right in canonical order, float32
+    for i, name in enumerate(names):  # left to right in canonical order, float32
         expected = expected + np.float32(WEIGHTS.get(name, 1.0)) * comps[..., i]
     np.testing.assert_array_equal(got, expected)
     # the rollout exercised the weighted components (else the check proves little)
@@ -115,9 +135,17 @@ def test_no_weights_means_no_recomputation():
 
 # ------------------------------------------------------------------ the trainer
 
+
 def first_update_metrics(game_module, weights):
-    config = cfg.TrainConfig(num_envs=8, num_steps=32, hidden_dim=32, log_interval=1,
-                             num_minibatches=2, update_epochs=1, reward_weights=weights)
+    config = cfg.TrainConfig(
+        num_envs=8,
+        num_steps=32,
+        hidden_dim=32,
+        log_interval=1,
+        num_minibatches=2,
+        update_epochs=1,
+        reward_weights=weights,
+    )
     cfg.auto_scale_for_batch_size(config)
     trainer = make_train(config, game_module)
     runner = trainer.init(jax.random.PRNGKey(5))
@@ -139,8 +167,13 @@ def test_trainer_logs_canonical_and_weighted_rewards(default_and_weighted):
         np.testing.assert_array_equal(raw_default[key], raw_weighted[key])
     for key in (k for k in default if k.startswith("reward/")):
         assert default[key] == weighted[key]
-    expected = sum(WEIGHTS.get(k.split("/", 1)[1], 1.0) * v
-                   for k, v in weighted.items() if k.startswith("reward/"))
+    expected = sum(
+        WEIGHTS.get(k.split("/", 1)[1], 1.0) * v
+        for k, v in weighted.items()
+        if k.startswith("reward/")
+    )
     assert weighted["train/weighted_mean_reward"] == pytest.approx(expected, abs=1e-5)
-    assert weighted["train/weighted_mean_reward"] != pytest.approx(weighted["train/mean_reward"], abs=1e-4)
+    assert weighted["train/weighted_mean_reward"] != pytest.approx(
+        weighted["train/mean_reward"], abs=1e-4
+    )
     assert "train/mean_weighted_episode_return" in weighted

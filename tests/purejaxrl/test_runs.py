@@ -14,16 +14,36 @@ import time
 
 import numpy as np
 import pytest
-
 from conftest import REPO, game_module_name, subprocess_env
-from hackmatrix.purejaxrl import cli
-from hackmatrix.purejaxrl.metrics import wandb_run_id
-from hackmatrix.purejaxrl.checkpoint import (CheckpointError, atomic_write, load_checkpoint,
-                                             load_params)
 
-TINY = ["--num-envs", "8", "--num-steps", "16", "--hidden-dim", "32", "--log-interval", "2",
-        "--num-minibatches", "2", "--update-epochs", "2", "--no-wandb", "--save-interval", "2",
-        "--eval-episodes", "0"]  # test_behaviour.py covers the checkpoint evaluation
+from hackmatrix.purejaxrl import cli
+from hackmatrix.purejaxrl.checkpoint import (
+    CheckpointError,
+    atomic_write,
+    load_checkpoint,
+    load_params,
+)
+from hackmatrix.purejaxrl.metrics import wandb_run_id
+
+TINY = [
+    "--num-envs",
+    "8",
+    "--num-steps",
+    "16",
+    "--hidden-dim",
+    "32",
+    "--log-interval",
+    "2",
+    "--num-minibatches",
+    "2",
+    "--update-epochs",
+    "2",
+    "--no-wandb",
+    "--save-interval",
+    "2",
+    "--eval-episodes",
+    "0",
+]  # test_behaviour.py covers the checkpoint evaluation
 BATCH = 8 * 16
 
 
@@ -54,9 +74,16 @@ def test_run_writes_metrics_checkpoints_and_params(finished_run):
     assert [r["update"] for r in records] == [2, 4, 6]
     rewards = {k for k in records[-1] if k.startswith("reward/")}
     assert len(rewards) == 15
-    for key in ("train/approx_kl", "train/clip_frac", "train/entropy", "train/steps_per_second",
-                "train/timesteps", "actions/move_frac", "stats/empty_mask_steps",
-                "key/mean_episode_return"):
+    for key in (
+        "train/approx_kl",
+        "train/clip_frac",
+        "train/entropy",
+        "train/steps_per_second",
+        "train/timesteps",
+        "actions/move_frac",
+        "stats/empty_mask_steps",
+        "key/mean_episode_return",
+    ):
         assert key in records[-1], key
     assert records[-1]["train/timesteps"] == 6 * BATCH
     shares = sum(records[-1][f"actions/{k}_frac"] for k in ("move", "siphon", "program"))
@@ -83,10 +110,11 @@ def test_missing_resume_path_fails_before_compiling(tmp_path, capsys):
 
 def test_resume_matches_an_uninterrupted_run(finished_run, tmp_path):
     assert train(tmp_path, "--total-timesteps", str(4 * BATCH)) == 0
-    assert train(tmp_path, "--resume", str(tmp_path / "run"),
-                 "--total-timesteps", str(6 * BATCH)) == 0
+    assert (
+        train(tmp_path, "--resume", str(tmp_path / "run"), "--total-timesteps", str(6 * BATCH)) == 0
+    )
     resumed = read_metrics(tmp_path / "run")
-    assert [r["update"] for r in resumed] == [2, 4, 6]     # the step count continues
+    assert [r["update"] for r in resumed] == [2, 4, 6]  # the step count continues
     reference = read_metrics(finished_run)[-1]
     for key in ("train/total_loss", "train/approx_kl", "train/mean_reward", "train/entropy"):
         assert resumed[-1][key] == pytest.approx(reference[key], rel=1e-5, abs=1e-7), key
@@ -145,14 +173,15 @@ while True:
 
 def test_kill_9_during_saves_leaves_a_loadable_checkpoint(tmp_path):
     target = tmp_path / "checkpoint.pkl"
-    proc = subprocess.Popen([sys.executable, "-c", KILLER, str(target)], stdout=subprocess.PIPE,
-                            env=subprocess_env())
+    proc = subprocess.Popen(
+        [sys.executable, "-c", KILLER, str(target)], stdout=subprocess.PIPE, env=subprocess_env()
+    )
     try:
         assert proc.stdout.readline().strip() == b"ready"
         deadline = time.time() + 30
         while not target.exists() and time.time() < deadline:
             time.sleep(0.05)
-        time.sleep(0.7)   # several 32 MB writes are in flight by now
+        time.sleep(0.7)  # several 32 MB writes are in flight by now
     finally:
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
@@ -161,11 +190,24 @@ def test_kill_9_during_saves_leaves_a_loadable_checkpoint(tmp_path):
 
 
 def test_sigterm_saves_and_exits_cleanly(tmp_path):
-    cmd = [sys.executable, str(REPO / "python/scripts/train_purejaxrl.py"), *TINY,
-           "--total-timesteps", str(2000 * BATCH), "--checkpoint-dir", str(tmp_path),
-           "--run-name", "term", "--env-module", game_module_name(), "--save-interval", "100000"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            env=subprocess_env(), text=True)
+    cmd = [
+        sys.executable,
+        str(REPO / "python/scripts/train_purejaxrl.py"),
+        *TINY,
+        "--total-timesteps",
+        str(2000 * BATCH),
+        "--checkpoint-dir",
+        str(tmp_path),
+        "--run-name",
+        "term",
+        "--env-module",
+        game_module_name(),
+        "--save-interval",
+        "100000",
+    ]
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=subprocess_env(), text=True
+    )
     lines = []
     for line in proc.stdout:
         lines.append(line)
@@ -199,8 +241,13 @@ print(json.dumps({"devices": jax.device_count(),
 
 def run_multi(devices):
     flags = f"--xla_force_host_platform_device_count={devices}"
-    out = subprocess.run([sys.executable, "-c", MULTI, game_module_name()], capture_output=True,
-                         text=True, env=subprocess_env(XLA_FLAGS=flags), timeout=600)
+    out = subprocess.run(
+        [sys.executable, "-c", MULTI, game_module_name()],
+        capture_output=True,
+        text=True,
+        env=subprocess_env(XLA_FLAGS=flags),
+        timeout=600,
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -218,8 +265,22 @@ def test_wandb_offline_run_logs_without_credentials(tmp_path, monkeypatch):
     monkeypatch.setenv("WANDB_DIR", str(tmp_path))
     monkeypatch.delenv("WANDB_API_KEY", raising=False)
     argv = [a for a in TINY if a != "--no-wandb"]
-    assert cli.main([*argv, "--checkpoint-dir", str(tmp_path / "ck"), "--run-name", "wb",
-                     "--env-module", game_module_name(), "--total-timesteps", str(4 * BATCH)]) == 0
+    assert (
+        cli.main(
+            [
+                *argv,
+                "--checkpoint-dir",
+                str(tmp_path / "ck"),
+                "--run-name",
+                "wb",
+                "--env-module",
+                game_module_name(),
+                "--total-timesteps",
+                str(4 * BATCH),
+            ]
+        )
+        == 0
+    )
     runs = list((tmp_path / "wandb").glob("offline-run-*"))
     assert len(runs) == 1 and runs[0].name.endswith("-" + wandb_run_id("wb"))
     assert len(read_metrics(tmp_path / "ck" / "wb")) == 2

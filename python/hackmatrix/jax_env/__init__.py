@@ -9,7 +9,20 @@ from .serialization import state_from_json, state_to_json
 from .state import EnvParams, EnvState
 
 __all__ = [
-    "EnvParams", "EnvState", "HackMatrixEnv", "REWARD_COMPONENT_NAMES", "action_mask", "flatten_observation",
-    "get_action_mask", "observe", "reset", "reset_from_seed", "reset_where", "state_from_json", "state_to_json", "step",
-    "curriculum_params", "with_curriculum_prob",
+    "EnvParams",
+    "EnvState",
+    "HackMatrixEnv",
+    "REWARD_COMPONENT_NAMES",
+    "action_mask",
+    "flatten_observation",
+    "get_action_mask",
+    "observe",
+    "reset",
+    "reset_from_seed",
+    "reset_where",
+    "state_from_json",
+    "state_to_json",
+    "step",
+    "curriculum_params",
+    "with_curriculum_prob",
 ]

@@ -2,7 +2,19 @@
 
 import jax.numpy as jnp
 
-from .constants import BLOCK, CROSS, DATA_SIPHON, DIR_DCOL, DIR_DROW, EMPTY, KIND_DATA, KIND_PROGRAM, MIN_INTERVAL, NUM_CELLS, SIPHON_DELAY
+from .constants import (
+    BLOCK,
+    CROSS,
+    DATA_SIPHON,
+    DIR_DCOL,
+    DIR_DROW,
+    EMPTY,
+    KIND_DATA,
+    KIND_PROGRAM,
+    MIN_INTERVAL,
+    NUM_CELLS,
+    SIPHON_DELAY,
+)
 from .damage import apply_damage, remove_tx
 from .mask import enemy_slot_at, transmission_slot_at
 
@@ -44,8 +56,12 @@ def directional(state, direction):
         data_siphons=board.data_siphons + picks.astype(jnp.int32),
         content=jnp.where(picks & (jnp.arange(NUM_CELLS) == dest), EMPTY, board.content),
     )
-    ev = dict(enemies_killed=e_kills, transmissions_killed=t_kills, data_siphon_collected=picks,
-              exit_reached=moves & (dest == state.exit_pos))
+    ev = dict(
+        enemies_killed=e_kills,
+        transmissions_killed=t_kills,
+        data_siphon_collected=picks,
+        exit_reached=moves & (dest == state.exit_pos),
+    )
     return state.replace(board=board), ev
 
 
@@ -58,7 +74,11 @@ def siphon(state):
     block = todo & (b.content == BLOCK)
     data = block & b.hidden_is_data
     prog = block & ~b.hidden_is_data
-    gained = jnp.zeros(b.owned.shape[0] + 1, jnp.bool_).at[jnp.where(prog, b.program, b.owned.shape[0])].set(True)
+    gained = (
+        jnp.zeros(b.owned.shape[0] + 1, jnp.bool_)
+        .at[jnp.where(prog, b.program, b.owned.shape[0])]
+        .set(True)
+    )
     owned = b.owned | gained[:-1]
     loose = todo & ~block
     credits = jnp.sum(jnp.where(loose, b.cell_credits, 0))
@@ -82,7 +102,10 @@ def siphon(state):
         interval=jnp.maximum(MIN_INTERVAL, state.interval - 1),
         next_task_turn=state.next_task_turn + SIPHON_DELAY,
     )
-    ev = dict(blocks_siphoned=jnp.sum(block).astype(jnp.int32),
-              programs_acquired=(jnp.sum(owned) - jnp.sum(b.owned)).astype(jnp.int32),
-              credits_gained=credits, energy_gained=energy)
+    ev = dict(
+        blocks_siphoned=jnp.sum(block).astype(jnp.int32),
+        programs_acquired=(jnp.sum(owned) - jnp.sum(b.owned)).astype(jnp.int32),
+        credits_gained=credits,
+        energy_gained=energy,
+    )
     return state, ev

@@ -50,7 +50,10 @@ def apply_compacted(fn, need, args, base, extra=None):
 def _batched(axis_size, tree, batched):
     """Give every leaf that custom_vmap passed unbatched a leading batch axis."""
     return jax.tree_util.tree_map(
-        lambda leaf, b: leaf if b else jnp.broadcast_to(leaf, (axis_size,) + jnp.shape(leaf)), tree, tuple(batched))
+        lambda leaf, b: leaf if b else jnp.broadcast_to(leaf, (axis_size,) + jnp.shape(leaf)),
+        tree,
+        tuple(batched),
+    )
 
 
 def _all_batched(tree):

@@ -20,7 +20,9 @@ FULL = (_MASK18, _MASK18)  # all 36 cells
 
 def pack(mask):
     """bool[..., 36] -> (lo, hi) uint32 words."""
-    m = mask.astype(jnp.uint32)  # two 18-cell sums: XLA's CPU backend slows reductions over > 32 items
+    m = mask.astype(
+        jnp.uint32
+    )  # two 18-cell sums: XLA's CPU backend slows reductions over > 32 items
     lo = jnp.sum(m[..., :18] * _SHIFTS_LO[:18], axis=-1, dtype=jnp.uint32)
     hi = jnp.sum(m[..., 18:] * _SHIFTS_HI[18:], axis=-1, dtype=jnp.uint32)
     return lo, hi
@@ -45,7 +47,9 @@ def cell_bits(c):
     c = jnp.asarray(c, jnp.int32)
     one = jnp.uint32(1)
     lo = jnp.where(c < 18, one << jnp.clip(c, 0, 17).astype(jnp.uint32), jnp.uint32(0))
-    hi = jnp.where((c >= 18) & (c < 36), one << jnp.clip(c - 18, 0, 17).astype(jnp.uint32), jnp.uint32(0))
+    hi = jnp.where(
+        (c >= 18) & (c < 36), one << jnp.clip(c - 18, 0, 17).astype(jnp.uint32), jnp.uint32(0)
+    )
     return lo, hi
 
 
@@ -150,6 +154,7 @@ _BEFORE_HI = np.array([(1 << max(i - 18, 0)) - 1 for i in range(36)], np.uint32)
 def count_before_cells(mask):
     """int32[..., 36]: for each cell, how many cells before it are in the mask (exclusive prefix count)."""
     lo, hi = pack(mask)
-    before = (jax.lax.population_count(lo[..., None] & _BEFORE_LO)
-              + jax.lax.population_count(hi[..., None] & _BEFORE_HI))
+    before = jax.lax.population_count(lo[..., None] & _BEFORE_LO) + jax.lax.population_count(
+        hi[..., None] & _BEFORE_HI
+    )
     return before.astype(jnp.int32)

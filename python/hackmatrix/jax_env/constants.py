@@ -30,15 +30,64 @@ RUNNING, DIED, WON = 0, 1, 2
 
 # Programs: index p, action 5 + p.
 PROGRAM_NAMES = (
-    "push", "pull", "crash", "warp", "poly", "wait", "debug", "row", "col", "undo", "step",
-    "siph+", "exch", "show", "reset", "calm", "d_bom", "delay", "anti-v", "score", "reduc",
-    "atk+", "hack",
+    "push",
+    "pull",
+    "crash",
+    "warp",
+    "poly",
+    "wait",
+    "debug",
+    "row",
+    "col",
+    "undo",
+    "step",
+    "siph+",
+    "exch",
+    "show",
+    "reset",
+    "calm",
+    "d_bom",
+    "delay",
+    "anti-v",
+    "score",
+    "reduc",
+    "atk+",
+    "hack",
 )
-(PUSH, PULL, CRASH, WARP, POLY, WAIT, DEBUG, ROW, COL, UNDO, STEP, SIPH_PLUS, EXCH, SHOW,
- RESET, CALM, D_BOM, DELAY, ANTI_V, SCORE, REDUC, ATK_PLUS, HACK) = range(23)
-PROGRAM_CREDITS = np.array([0, 0, 3, 2, 1, 0, 3, 3, 3, 1, 0, 5, 4, 2, 0, 2, 3, 1, 3, 0, 2, 4, 2], np.int32)
-PROGRAM_ENERGY = np.array([2, 2, 2, 2, 1, 1, 0, 1, 1, 0, 3, 0, 0, 0, 4, 4, 0, 2, 0, 5, 1, 4, 2], np.int32)
-SPAWN_COST = np.array([4, 4, 6, 5, 3, 1, 4, 2, 2, 3, 4, 7, 3, 2, 2, 6, 4, 4, 4, 5, 3, 8, 4], np.int32)
+(
+    PUSH,
+    PULL,
+    CRASH,
+    WARP,
+    POLY,
+    WAIT,
+    DEBUG,
+    ROW,
+    COL,
+    UNDO,
+    STEP,
+    SIPH_PLUS,
+    EXCH,
+    SHOW,
+    RESET,
+    CALM,
+    D_BOM,
+    DELAY,
+    ANTI_V,
+    SCORE,
+    REDUC,
+    ATK_PLUS,
+    HACK,
+) = range(23)
+PROGRAM_CREDITS = np.array(
+    [0, 0, 3, 2, 1, 0, 3, 3, 3, 1, 0, 5, 4, 2, 0, 2, 3, 1, 3, 0, 2, 4, 2], np.int32
+)
+PROGRAM_ENERGY = np.array(
+    [2, 2, 2, 2, 1, 1, 0, 1, 1, 0, 3, 0, 0, 0, 4, 4, 0, 2, 0, 5, 1, 4, 2], np.int32
+)
+SPAWN_COST = np.array(
+    [4, 4, 6, 5, 3, 1, 4, 2, 2, 3, 4, 7, 3, 2, 2, 6, 4, 4, 4, 5, 3, 8, 4], np.int32
+)
 
 # Direction order UP, DOWN, LEFT, RIGHT (action = index).
 DIR_DROW = np.array([1, -1, 0, 0], np.int32)
@@ -71,9 +120,21 @@ SITE_WARP_TARGET = 21
 # Rewards (rewards.md §1).
 STAGE_TABLE = (1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 100.0)
 REWARD_COMPONENT_NAMES = (
-    "step_penalty", "stage_completion", "score_gain", "kills", "data_siphon",
-    "distance_shaping", "victory", "death_penalty", "resource_gain", "resource_holding",
-    "damage_penalty", "hp_recovery", "siphon_quality", "program_waste", "siphon_death_penalty",
+    "step_penalty",
+    "stage_completion",
+    "score_gain",
+    "kills",
+    "data_siphon",
+    "distance_shaping",
+    "victory",
+    "death_penalty",
+    "resource_gain",
+    "resource_holding",
+    "damage_penalty",
+    "hp_recovery",
+    "siphon_quality",
+    "program_waste",
+    "siphon_death_penalty",
 )
 
 

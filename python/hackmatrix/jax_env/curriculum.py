@@ -52,11 +52,17 @@ def _uniform_count(key, bounds):
 
 def apply_curriculum(state, params: EnvParams):
     """`state` as `starting_state` leaves it (before generation), with the curriculum's changes if it applies."""
-    k_on, k_stage, k_count, k_pick, k_credits, k_energy, k_siphons = jax.random.split(curriculum_key(state.seed), 7)
+    k_on, k_stage, k_count, k_pick, k_credits, k_energy, k_siphons = jax.random.split(
+        curriculum_key(state.seed), 7
+    )
     on = jax.random.uniform(k_on) < params.curriculum_prob
-    stage = 1 + jax.random.categorical(k_stage, jnp.log(params.curriculum_stage_weights)).astype(jnp.int32)
+    stage = 1 + jax.random.categorical(k_stage, jnp.log(params.curriculum_stage_weights)).astype(
+        jnp.int32
+    )
     count = _uniform_count(k_count, params.curriculum_programs)
-    order = jnp.argsort(jnp.argsort(jax.random.uniform(k_pick, (NUM_PROGRAMS,))))  # a uniform random rank
+    order = jnp.argsort(
+        jnp.argsort(jax.random.uniform(k_pick, (NUM_PROGRAMS,)))
+    )  # a uniform random rank
     board = state.board
 
     def extra(key, bounds):
@@ -68,8 +74,11 @@ def apply_curriculum(state, params: EnvParams):
         energy=board.energy + extra(k_energy, params.curriculum_energy),
         data_siphons=board.data_siphons + extra(k_siphons, params.curriculum_data_siphons),
     )
-    return state.replace(board=board, stage=jnp.where(on, stage, state.stage),
-                         interval=jnp.where(on, BASE_INTERVAL_PLUS_STAGE - stage, state.interval))
+    return state.replace(
+        board=board,
+        stage=jnp.where(on, stage, state.stage),
+        interval=jnp.where(on, BASE_INTERVAL_PLUS_STAGE - stage, state.interval),
+    )
 
 
 def new_game_with_params(seed, params: EnvParams):
@@ -79,35 +88,54 @@ def new_game_with_params(seed, params: EnvParams):
 
 # ------------------------------------------------------------------ building checked params (plain Python)
 
+
 def check_curriculum(prob, stage_weights, programs, credits, energy, data_siphons) -> None:
     """Raise ValueError, naming the setting, unless the values make legal curriculum starts."""
     if not (isinstance(prob, (int, float)) and 0.0 <= prob <= 1.0):
         raise ValueError(f"curriculum probability must be a number in [0, 1], got {prob!r}")
     weights = list(stage_weights)
     if len(weights) != LAST_STAGE:
-        raise ValueError(f"curriculum stage weights need {LAST_STAGE} entries (stages 1..{LAST_STAGE}), "
-                         f"got {len(weights)}")
+        raise ValueError(
+            f"curriculum stage weights need {LAST_STAGE} entries (stages 1..{LAST_STAGE}), "
+            f"got {len(weights)}"
+        )
     if any(not math.isfinite(w) or w < 0 for w in weights) or sum(weights) <= 0:
-        raise ValueError(f"curriculum stage weights must be finite, non-negative and not all zero, got {weights}")
+        raise ValueError(
+            f"curriculum stage weights must be finite, non-negative and not all zero, got {weights}"
+        )
     ranges = {"programs": (programs, NUM_PROGRAMS)}
     for name, given in (("credits", credits), ("energy", energy), ("data_siphons", data_siphons)):
         ranges[name] = (given, VALUE_CAP - _STARTING_BONUS[name])
     for name, (bounds, top) in ranges.items():
         if len(bounds) != 2 or not all(isinstance(v, (int, np.integer)) for v in bounds):
-            raise ValueError(f"curriculum {name} must be a pair of integers (lo, hi), got {bounds!r}")
+            raise ValueError(
+                f"curriculum {name} must be a pair of integers (lo, hi), got {bounds!r}"
+            )
         lo, hi = bounds
         if not 0 <= lo <= hi <= top:
-            raise ValueError(f"curriculum {name} range must satisfy 0 <= lo <= hi <= {top}, got {lo}-{hi}")
+            raise ValueError(
+                f"curriculum {name} range must satisfy 0 <= lo <= hi <= {top}, got {lo}-{hi}"
+            )
 
 
-def curriculum_params(prob=1.0, stage_weights=None, programs=(0, 0), credits=(0, 0), energy=(0, 0),
-                      data_siphons=(0, 0)) -> EnvParams:
+def curriculum_params(
+    prob=1.0,
+    stage_weights=None,
+    programs=(0, 0),
+    credits=(0, 0),
+    energy=(0, 0),
+    data_siphons=(0, 0),
+) -> EnvParams:
     """Checked `EnvParams` for a curriculum; `stage_weights` None means stage 1 only.
 
     With every argument at its default a curriculum start IS the canonical
     start (stage 1, no programs, no extra resources).
     """
-    weights = [1.0] + [0.0] * (LAST_STAGE - 1) if stage_weights is None else [float(w) for w in stage_weights]
+    weights = (
+        [1.0] + [0.0] * (LAST_STAGE - 1)
+        if stage_weights is None
+        else [float(w) for w in stage_weights]
+    )
     check_curriculum(prob, weights, programs, credits, energy, data_siphons)
     return EnvParams(
         curriculum_prob=np.asarray(prob, np.float32),

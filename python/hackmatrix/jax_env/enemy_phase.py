@@ -4,12 +4,25 @@ import jax
 import jax.numpy as jnp
 
 from . import bits, slots
-from .constants import (BLOCK, CRYPTOG, ENEMY_MAX_HP, GLITCH, MAX_OCCUPANTS, NEIGHBOURS, NUM_CELLS,
-                        SITE_ENEMY_ORDER_A, SITE_ENEMY_ORDER_B, SITE_SCHED_TX_CELL, SITE_SCHED_TX_TYPE,
-                        SITE_SIPHON_TX_CELL, SITE_SIPHON_TX_TYPE, VIRUS)
+from .batching import where_needed, where_needed_reading
+from .constants import (
+    BLOCK,
+    CRYPTOG,
+    ENEMY_MAX_HP,
+    GLITCH,
+    MAX_OCCUPANTS,
+    NEIGHBOURS,
+    NUM_CELLS,
+    SITE_ENEMY_ORDER_A,
+    SITE_ENEMY_ORDER_B,
+    SITE_SCHED_TX_CELL,
+    SITE_SCHED_TX_TYPE,
+    SITE_SIPHON_TX_CELL,
+    SITE_SIPHON_TX_TYPE,
+    VIRUS,
+)
 from .lists import TRANSMISSION_FIELDS, compact
 from .rng import draw_from_base, site_base
-from .batching import where_needed, where_needed_reading
 from .spawning import occupied_words, spawn_transmissions
 
 SLOTS = jnp.arange(MAX_OCCUPANTS, dtype=jnp.int32)
@@ -26,10 +39,15 @@ def tick_transmissions(board):
         return arr.at[slot].set(values, mode="drop")
 
     board = board.replace(
-        e_active=put(board.e_active, True), e_type=put(board.e_type, board.t_type), e_pos=put(board.e_pos, board.t_pos),
-        e_hp=put(board.e_hp, jnp.asarray(ENEMY_MAX_HP)[board.t_type]), e_disabled=put(board.e_disabled, 1),
-        e_stunned=put(board.e_stunned, False), e_from_siphon=put(board.e_from_siphon, board.t_from_siphon),
-        e_from_sched=put(board.e_from_sched, board.t_from_sched), e_last_known=put(board.e_last_known, board.t_pos),
+        e_active=put(board.e_active, True),
+        e_type=put(board.e_type, board.t_type),
+        e_pos=put(board.e_pos, board.t_pos),
+        e_hp=put(board.e_hp, jnp.asarray(ENEMY_MAX_HP)[board.t_type]),
+        e_disabled=put(board.e_disabled, 1),
+        e_stunned=put(board.e_stunned, False),
+        e_from_siphon=put(board.e_from_siphon, board.t_from_siphon),
+        e_from_sched=put(board.e_from_sched, board.t_from_sched),
+        e_last_known=put(board.e_last_known, board.t_pos),
         t_countdown=jnp.where(board.t_active & ~hatch, board.t_countdown - 1, board.t_countdown),
     )
     return compact(board, board.t_active & ~hatch, TRANSMISSION_FIELDS)
@@ -41,7 +59,9 @@ def _next_in_key_order(keys, remaining):
     Picking one enemy per activation costs 35 comparisons, where ranking every
     slot up front cost 35 x 35; a sub-step has about one ready enemy on average.
     """
-    smallest = slots.smallest(jnp.where(remaining, keys, jnp.uint32(0xFFFFFFFF)), jnp.uint32(0xFFFFFFFF))
+    smallest = slots.smallest(
+        jnp.where(remaining, keys, jnp.uint32(0xFFFFFFFF)), jnp.uint32(0xFFFFFFFF)
+    )
     return slots.first(remaining & (keys == smallest))
 
 
@@ -62,23 +82,33 @@ def _move_target(ctx, i, s, occ, searching):
     glitch = e_type[i] == GLITCH
     own = bits.cell_bits(s)
     others = bits.band(occ, bits.bnot(own))  # other enemies and every transmission
-    walkable = jax.tree_util.tree_map(lambda all_, free: jnp.where(glitch, all_, free), bits.FULL, bits.bnot(blocks))
+    walkable = jax.tree_util.tree_map(
+        lambda all_, free: jnp.where(glitch, all_, free), bits.FULL, bits.bnot(blocks)
+    )
     p_bits = bits.cell_bits(player)
     not_s = bits.bnot(own)
     nbrs = jnp.asarray(NEIGHBOURS)[s]
     targets = [bits.cell_bits(nbrs[d]) for d in range(4)]
     # Route 1: a shortest path to the player through free cells.
     enter1 = bits.band(walkable, bits.bor(bits.bnot(others), p_bits))
-    first1 = _neighbour_route(p_bits, bits.band(enter1, not_s), targets, searching & bits.intersects(p_bits, enter1))
+    first1 = _neighbour_route(
+        p_bits, bits.band(enter1, not_s), targets, searching & bits.intersects(p_bits, enter1)
+    )
     # Route 2: a shortest path ignoring the other occupants, if that first step is free.
-    first2 = _neighbour_route(p_bits, bits.band(walkable, not_s), targets,
-                              searching & (first1 < 0) & bits.intersects(p_bits, walkable))
+    first2 = _neighbour_route(
+        p_bits,
+        bits.band(walkable, not_s),
+        targets,
+        searching & (first1 < 0) & bits.intersects(p_bits, walkable),
+    )
     n_occ = jnp.stack([bits.intersects(t, others) for t in targets])
     dest1 = jnp.where(first1 >= 0, nbrs[jnp.clip(first1, 0, 3)], -1)
     second = nbrs[jnp.clip(first2, 0, 3)]
     dest2 = jnp.where((first2 >= 0) & ~n_occ[jnp.clip(first2, 0, 3)], second, -1)
     # Route 3: the free neighbour closest to the player in grid distance.
-    free = jnp.stack([bits.intersects(t, walkable) for t in targets]) & ~n_occ  # off-board targets are empty
+    free = (
+        jnp.stack([bits.intersects(t, walkable) for t in targets]) & ~n_occ
+    )  # off-board targets are empty
     n_cells = jnp.clip(nbrs, 0, NUM_CELLS - 1)
     gdist = jnp.abs(n_cells // 6 - player // 6) + jnp.abs(n_cells % 6 - player % 6)
     greedy = jnp.argmin(jnp.where(free, gdist, 1 << 20))
@@ -96,8 +126,10 @@ def _act(ctx, keys, carry):
     hp, e_pos, e_last_known, attacked, occ, remaining = carry
     player, e_type, _ = ctx
     i = _next_in_key_order(keys, remaining)
-    this = SLOTS == i
-    acts = slots.any_true(remaining) & ~attacked[i]  # an enemy that struck in sub-step 0 does not act again
+    this = i == SLOTS
+    acts = (
+        slots.any_true(remaining) & ~attacked[i]
+    )  # an enemy that struck in sub-step 0 does not act again
     s = e_pos[i]
     adjacent = (jnp.abs(s // 6 - player // 6) + jnp.abs(s % 6 - player % 6)) == 1
     strike = acts & adjacent
@@ -108,7 +140,10 @@ def _act(ctx, keys, carry):
     e_pos = jnp.where(this & move, dest, e_pos)
     e_last_known = jnp.where(this & move & (e_type[i] == CRYPTOG) & aligned, dest, e_last_known)
     attacked = attacked | (this & strike)
-    left, entered = bits.cell_bits(jnp.where(move, s, NUM_CELLS)), bits.cell_bits(jnp.where(move, dest, NUM_CELLS))
+    left, entered = (
+        bits.cell_bits(jnp.where(move, s, NUM_CELLS)),
+        bits.cell_bits(jnp.where(move, dest, NUM_CELLS)),
+    )
     occ = bits.bor(bits.band(occ, bits.bnot(left)), entered)
     return hp, e_pos, e_last_known, attacked, occ, remaining & ~this
 
@@ -137,7 +172,13 @@ def enemies_act(board, seed, step):
     ready = board.e_active & (board.e_disabled == 0) & ~board.e_stunned
     ctx = (board.player_pos, board.e_type, bits.pack(board.content == BLOCK))
     occupied = bits.bor(*occupied_words(board))  # every enemy and transmission
-    carry = (board.hp, board.e_pos, board.e_last_known, jnp.zeros(MAX_OCCUPANTS, jnp.bool_), occupied)
+    carry = (
+        board.hp,
+        board.e_pos,
+        board.e_last_known,
+        jnp.zeros(MAX_OCCUPANTS, jnp.bool_),
+        occupied,
+    )
     for sub_step, site in ((0, SITE_ENEMY_ORDER_A), (1, SITE_ENEMY_ORDER_B)):
         remaining = ready if sub_step == 0 else ready & (board.e_type == VIRUS)
         keys = draw_from_base(site_base(seed, site, step), SLOTS)
@@ -154,8 +195,12 @@ def _spawn(t_fields, context):
     """§8.6 then §8.7 for one env: the scheduled transmission (if due), then the siphon backlog."""
     board, seed, step, scheduled, backlog = context
     board = board.replace(**t_fields)
-    board = spawn_transmissions(board, scheduled, seed, step, SITE_SCHED_TX_CELL, SITE_SCHED_TX_TYPE, False, True)
-    board = spawn_transmissions(board, backlog, seed, step, SITE_SIPHON_TX_CELL, SITE_SIPHON_TX_TYPE, True, False)
+    board = spawn_transmissions(
+        board, scheduled, seed, step, SITE_SCHED_TX_CELL, SITE_SCHED_TX_TYPE, False, True
+    )
+    board = spawn_transmissions(
+        board, backlog, seed, step, SITE_SIPHON_TX_CELL, SITE_SIPHON_TX_TYPE, True, False
+    )
     return {f: getattr(board, f) for f in TRANSMISSION_FIELDS}
 
 
@@ -177,8 +222,9 @@ def turn_effects(state):
     t_fields = {f: getattr(board, f) for f in TRANSMISSION_FIELDS}
     context = (board, seed, step, fire.astype(jnp.int32), state.pending)  # 8.7: the siphon backlog
     board = board.replace(**_spawn_where(fire | (state.pending > 0), t_fields, context))
-    board = board.replace(e_disabled=jnp.maximum(0, board.e_disabled - 1),
-                          e_stunned=jnp.zeros_like(board.e_stunned))  # 8.8
+    board = board.replace(
+        e_disabled=jnp.maximum(0, board.e_disabled - 1), e_stunned=jnp.zeros_like(board.e_stunned)
+    )  # 8.8
     return state.replace(board=board, next_task_turn=next_task, pending=jnp.asarray(0, jnp.int32))
 
 

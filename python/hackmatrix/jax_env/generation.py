@@ -5,11 +5,33 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import bits
-from .constants import (BLOCK, BLOCK_ATTEMPTS, CORNERS, DATA_SIPHON, EMPTY, EXIT, KIND_DATA, KIND_PROGRAM,
-                        KIND_QUESTION, NUM_CELLS, NUM_PROGRAMS, SITE_BLOCK_CELLS, SITE_BLOCK_COUNT,
-                        SITE_BLOCK_IS_DATA, SITE_BLOCK_IS_QUESTION, SITE_BLOCK_POINTS, SITE_BLOCK_PROGRAM_RANK,
-                        SITE_EXIT_CORNER, SITE_RESOURCE_AMOUNT, SITE_RESOURCE_KIND, SITE_STAGE_TX_CELL,
-                        SITE_STAGE_TX_TYPE, SITE_START_BONUS, SITE_START_CORNER, SPAWN_COST)
+from .constants import (
+    BLOCK,
+    BLOCK_ATTEMPTS,
+    CORNERS,
+    DATA_SIPHON,
+    EMPTY,
+    EXIT,
+    KIND_DATA,
+    KIND_PROGRAM,
+    KIND_QUESTION,
+    NUM_CELLS,
+    NUM_PROGRAMS,
+    SITE_BLOCK_CELLS,
+    SITE_BLOCK_COUNT,
+    SITE_BLOCK_IS_DATA,
+    SITE_BLOCK_IS_QUESTION,
+    SITE_BLOCK_POINTS,
+    SITE_BLOCK_PROGRAM_RANK,
+    SITE_EXIT_CORNER,
+    SITE_RESOURCE_AMOUNT,
+    SITE_RESOURCE_KIND,
+    SITE_STAGE_TX_CELL,
+    SITE_STAGE_TX_TYPE,
+    SITE_START_BONUS,
+    SITE_START_CORNER,
+    SPAWN_COST,
+)
 from .rng import draw, draw_from_base, rank_keys, site_base
 from .spawning import CELLS, occupied_cells, spawn_transmissions
 from .state import empty_state
@@ -39,7 +61,10 @@ def _layouts_valid(chosen, exit_pos):
         return bits.band(bits.bor(visited, grown), free)
 
     # Flood fill from cell 0: a fixed MAX_DIST layers reach every connected cell.
-    start = (jnp.broadcast_to(origin[0], blocks[0].shape), jnp.broadcast_to(origin[1], blocks[1].shape))
+    start = (
+        jnp.broadcast_to(origin[0], blocks[0].shape),
+        jnp.broadcast_to(origin[1], blocks[1].shape),
+    )
     visited = jax.lax.fori_loop(0, bits.MAX_DIST, layer, start, unroll=bits.LAYERS_PER_ROUND)
     connected = (visited[0] == free[0]) & (visited[1] == free[1])
     reach = bits.dilate(*free)  # blocks next to a free cell
@@ -64,6 +89,7 @@ def _first_valid_attempt(seed, step, allowed, n, exit_pos):
     Attempts are independent (§10.3), so a chunk of them is checked at once and
     later chunks are only evaluated while no valid attempt has been found.
     """
+
     def not_done(carry):
         chunk, found = carry
         return (found >= BLOCK_ATTEMPTS) & (chunk * ATTEMPT_CHUNK < BLOCK_ATTEMPTS)
@@ -76,7 +102,9 @@ def _first_valid_attempt(seed, step, allowed, n, exit_pos):
         found = jnp.where(jnp.any(valid), attempts[jnp.argmax(valid)], BLOCK_ATTEMPTS)
         return chunk + 1, found
 
-    _, found = jax.lax.while_loop(not_done, body, (jnp.asarray(0, jnp.int32), jnp.asarray(BLOCK_ATTEMPTS, jnp.int32)))
+    _, found = jax.lax.while_loop(
+        not_done, body, (jnp.asarray(0, jnp.int32), jnp.asarray(BLOCK_ATTEMPTS, jnp.int32))
+    )
     return found
 
 
@@ -130,19 +158,36 @@ def generate_stage(state):
     zeros_i = jnp.zeros(NUM_CELLS, jnp.int32)
     zeros_b = jnp.zeros(NUM_CELLS, jnp.bool_)
     exit_pos = _pick_corner(seed, SITE_EXIT_CORNER, step, jnp.asarray(CORNERS) != player)
-    content = jnp.where(IS_CORNER & (CELLS != player), DATA_SIPHON, EMPTY)
-    content = jnp.where(CELLS == exit_pos, EXIT, content).astype(jnp.int32)
+    content = jnp.where(IS_CORNER & (player != CELLS), DATA_SIPHON, EMPTY)
+    content = jnp.where(exit_pos == CELLS, EXIT, content).astype(jnp.int32)
     board = board.replace(
-        turn=jnp.asarray(0, jnp.int32), show_activated=jnp.asarray(False), tasks_disabled=jnp.asarray(False),
-        atk_plus_uses=jnp.asarray(0, jnp.int32), content=content, block_kind=zeros_i, hidden_is_data=zeros_b,
-        points=zeros_i, program=zeros_i, spawn_count=zeros_i, cell_credits=zeros_i, cell_energy=zeros_i,
-        siphoned=zeros_b, siphon_center=zeros_b)
+        turn=jnp.asarray(0, jnp.int32),
+        show_activated=jnp.asarray(False),
+        tasks_disabled=jnp.asarray(False),
+        atk_plus_uses=jnp.asarray(0, jnp.int32),
+        content=content,
+        block_kind=zeros_i,
+        hidden_is_data=zeros_b,
+        points=zeros_i,
+        program=zeros_i,
+        spawn_count=zeros_i,
+        cell_credits=zeros_i,
+        cell_energy=zeros_i,
+        siphoned=zeros_b,
+        siphon_center=zeros_b,
+    )
     board = place_blocks(board, seed, step, exit_pos)
     board = place_resources(board, seed, step)
-    board = spawn_transmissions(board, state.stage, seed, step, SITE_STAGE_TX_CELL, SITE_STAGE_TX_TYPE,
-                                False, False)
-    return state.replace(board=board, exit_pos=exit_pos, next_task_turn=state.interval,
-                         step_active=jnp.asarray(False), history_count=jnp.asarray(0, jnp.int32))
+    board = spawn_transmissions(
+        board, state.stage, seed, step, SITE_STAGE_TX_CELL, SITE_STAGE_TX_TYPE, False, False
+    )
+    return state.replace(
+        board=board,
+        exit_pos=exit_pos,
+        next_task_turn=state.interval,
+        step_active=jnp.asarray(False),
+        history_count=jnp.asarray(0, jnp.int32),
+    )
 
 
 def starting_state(seed):

@@ -17,8 +17,11 @@ from .state import Board, empty_board
 ORIGIN_FLAGS = ("e_from_siphon", "e_from_sched", "t_from_siphon", "t_from_sched")
 # (field, shape, is_bool) in Board order, and each field's span in the row.
 _EMPTY = empty_board()
-LAYOUT = tuple((name, np.shape(getattr(_EMPTY, name)), getattr(_EMPTY, name).dtype == jnp.bool_)
-               for name in Board.__dataclass_fields__ if name not in ORIGIN_FLAGS)
+LAYOUT = tuple(
+    (name, np.shape(getattr(_EMPTY, name)), getattr(_EMPTY, name).dtype == jnp.bool_)
+    for name in Board.__dataclass_fields__
+    if name not in ORIGIN_FLAGS
+)
 _SIZES = [int(np.prod(shape)) for _, shape, _ in LAYOUT]
 _OFFSETS = np.concatenate([[0], np.cumsum(_SIZES)]).astype(int)
 ROW_SIZE = int(_OFFSETS[-1])
@@ -26,7 +29,9 @@ ROW_SIZE = int(_OFFSETS[-1])
 
 def _pack(field, xp):
     """The row of a board whose fields `field(name)` gives, with numpy or jax.numpy as `xp`."""
-    return xp.concatenate([xp.ravel(xp.asarray(field(name))).astype(xp.int32) for name, _, _ in LAYOUT])
+    return xp.concatenate(
+        [xp.ravel(xp.asarray(field(name))).astype(xp.int32) for name, _, _ in LAYOUT]
+    )
 
 
 def _unpack(row, xp):
@@ -88,4 +93,3 @@ def stack_rows(boards):
     for k, fields in enumerate(boards):
         rows[k] = _pack(fields.__getitem__, np)
     return jnp.asarray(rows)
-

@@ -5,9 +5,25 @@ import jax.numpy as jnp
 from . import slots
 from .constants import MAX_OCCUPANTS
 
-ENEMY_FIELDS = ("e_active", "e_type", "e_pos", "e_hp", "e_disabled", "e_stunned",
-                "e_from_siphon", "e_from_sched", "e_last_known")
-TRANSMISSION_FIELDS = ("t_active", "t_pos", "t_countdown", "t_type", "t_from_siphon", "t_from_sched")
+ENEMY_FIELDS = (
+    "e_active",
+    "e_type",
+    "e_pos",
+    "e_hp",
+    "e_disabled",
+    "e_stunned",
+    "e_from_siphon",
+    "e_from_sched",
+    "e_last_known",
+)
+TRANSMISSION_FIELDS = (
+    "t_active",
+    "t_pos",
+    "t_countdown",
+    "t_type",
+    "t_from_siphon",
+    "t_from_sched",
+)
 
 
 def compact(board, keep, fields):
@@ -18,7 +34,9 @@ def compact(board, keep, fields):
     are inactive.
     """
     dest = jnp.where(keep, slots.count_before(keep), MAX_OCCUPANTS)
-    updates = {f: getattr(board, f).at[dest].set(getattr(board, f), mode="drop") for f in fields[1:]}
+    updates = {
+        f: getattr(board, f).at[dest].set(getattr(board, f), mode="drop") for f in fields[1:]
+    }
     updates[fields[0]] = jnp.arange(MAX_OCCUPANTS) < slots.count(keep)
     return board.replace(**updates)
 

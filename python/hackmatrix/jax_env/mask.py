@@ -3,8 +3,20 @@
 import jax.numpy as jnp
 
 from . import bits, slots
-from .constants import (BLOCK, DAEMON, LAST_STAGE, MAX_HP, NEIGHBOURS, NUM_CELLS,
-                        PROGRAM_CREDITS, PROGRAM_ENERGY, RING, RUNNING, VIRUS, ATK_PLUS_PER_STAGE)
+from .constants import (
+    ATK_PLUS_PER_STAGE,
+    BLOCK,
+    DAEMON,
+    LAST_STAGE,
+    MAX_HP,
+    NEIGHBOURS,
+    NUM_CELLS,
+    PROGRAM_CREDITS,
+    PROGRAM_ENERGY,
+    RING,
+    RUNNING,
+    VIRUS,
+)
 from .spawning import occupied_cells
 
 
@@ -20,11 +32,15 @@ def value_on_cells(active, pos, value):
 
 def enemy_slot_at(board):
     """int32[37]: the enemy slot on each cell, -1 when none (index 36 is padding)."""
-    return value_on_cells(board.e_active, board.e_pos, jnp.arange(board.e_active.shape[0], dtype=jnp.int32))
+    return value_on_cells(
+        board.e_active, board.e_pos, jnp.arange(board.e_active.shape[0], dtype=jnp.int32)
+    )
 
 
 def transmission_slot_at(board):
-    return value_on_cells(board.t_active, board.t_pos, jnp.arange(board.t_active.shape[0], dtype=jnp.int32))
+    return value_on_cells(
+        board.t_active, board.t_pos, jnp.arange(board.t_active.shape[0], dtype=jnp.int32)
+    )
 
 
 def action_mask(state):
@@ -44,33 +60,39 @@ def action_mask(state):
     ring = jnp.asarray(RING)[player]
     e_row, e_col = b.e_pos // 6, b.e_pos % 6
     on_block = is_block[b.e_pos] & b.e_active
-    conditions = jnp.stack([
-        any_enemy,  # PUSH
-        any_enemy,  # PULL
-        bits.any_cell(ring & (is_block | has_enemy | has_tx)),  # CRASH
-        any_enemy | any_tx,  # WARP
-        any_enemy,  # POLY
-        True,  # WAIT
-        slots.any_true(on_block),  # DEBUG
-        slots.any_true(b.e_active & (e_row == player // 6)),  # ROW
-        slots.any_true(b.e_active & (e_col == player % 6)),  # COL
-        state.history_count > 0,  # UNDO
-        True,  # STEP
-        True,  # SIPH+
-        b.credits >= 4,  # EXCH
-        ~b.show_activated,  # SHOW
-        b.hp < MAX_HP,  # RESET
-        ~b.tasks_disabled,  # CALM
-        slots.any_true(b.e_active & (b.e_type == DAEMON)),  # D_BOM
-        any_tx,  # DELAY
-        slots.any_true(b.e_active & (b.e_type == VIRUS)),  # ANTI-V
-        state.stage < LAST_STAGE,  # SCORE
-        bits.any_cell(is_block & ~b.siphoned & (b.spawn_count > 0)),  # REDUC
-        b.atk_plus_uses < ATK_PLUS_PER_STAGE,  # ATK+
-        bits.any_cell(b.siphoned),  # HACK
-    ])
-    programs = (b.owned & (b.credits >= jnp.asarray(PROGRAM_CREDITS)) & (b.energy >= jnp.asarray(PROGRAM_ENERGY))
-                & conditions)
+    conditions = jnp.stack(
+        [
+            any_enemy,  # PUSH
+            any_enemy,  # PULL
+            bits.any_cell(ring & (is_block | has_enemy | has_tx)),  # CRASH
+            any_enemy | any_tx,  # WARP
+            any_enemy,  # POLY
+            True,  # WAIT
+            slots.any_true(on_block),  # DEBUG
+            slots.any_true(b.e_active & (e_row == player // 6)),  # ROW
+            slots.any_true(b.e_active & (e_col == player % 6)),  # COL
+            state.history_count > 0,  # UNDO
+            True,  # STEP
+            True,  # SIPH+
+            b.credits >= 4,  # EXCH
+            ~b.show_activated,  # SHOW
+            b.hp < MAX_HP,  # RESET
+            ~b.tasks_disabled,  # CALM
+            slots.any_true(b.e_active & (b.e_type == DAEMON)),  # D_BOM
+            any_tx,  # DELAY
+            slots.any_true(b.e_active & (b.e_type == VIRUS)),  # ANTI-V
+            state.stage < LAST_STAGE,  # SCORE
+            bits.any_cell(is_block & ~b.siphoned & (b.spawn_count > 0)),  # REDUC
+            b.atk_plus_uses < ATK_PLUS_PER_STAGE,  # ATK+
+            bits.any_cell(b.siphoned),  # HACK
+        ]
+    )
+    programs = (
+        b.owned
+        & (b.credits >= jnp.asarray(PROGRAM_CREDITS))
+        & (b.energy >= jnp.asarray(PROGRAM_ENERGY))
+        & conditions
+    )
     mask = jnp.concatenate([directions, siphon[None], programs])
     return mask & (state.outcome == RUNNING)
 

@@ -9,10 +9,44 @@ PULL), cheap scalar updates, and UNDO's board restore.
 import jax
 import jax.numpy as jnp
 
-from .constants import (ANTI_V, ATK_PLUS, BLOCK, CALM, COL, CRASH, CRYPTOG, D_BOM, DAEMON,
-                        DEBUG, DELAY, DELAY_TURNS, EMPTY, ENEMY_MAX_HP, EXCH, HACK, MAX_HP, MAX_OCCUPANTS,
-                        NUM_CELLS, POLY, PULL, PUSH, REDUC, RESET, RING, ROW, SCORE, SHOW, SIPH_PLUS, SITE_POLY_TYPE,
-                        SITE_WARP_TARGET, STEP, UNDO, VIRUS, WARP, LAST_STAGE)
+from .constants import (
+    ANTI_V,
+    ATK_PLUS,
+    BLOCK,
+    CALM,
+    COL,
+    CRASH,
+    CRYPTOG,
+    D_BOM,
+    DAEMON,
+    DEBUG,
+    DELAY,
+    DELAY_TURNS,
+    EMPTY,
+    ENEMY_MAX_HP,
+    EXCH,
+    HACK,
+    LAST_STAGE,
+    MAX_HP,
+    MAX_OCCUPANTS,
+    NUM_CELLS,
+    POLY,
+    PULL,
+    PUSH,
+    REDUC,
+    RESET,
+    RING,
+    ROW,
+    SCORE,
+    SHOW,
+    SIPH_PLUS,
+    SITE_POLY_TYPE,
+    SITE_WARP_TARGET,
+    STEP,
+    UNDO,
+    VIRUS,
+    WARP,
+)
 from .damage import apply_damage, remove_tx
 from .history import newest
 from .mask import enemy_slot_at, transmission_slot_at
@@ -66,7 +100,9 @@ def _resolve_moves(board, want):
 def _poly(board, seed, step):
     types = board.e_type
     damage = jnp.asarray(ENEMY_MAX_HP)[types] - board.e_hp
-    idx = (draw_from_base(site_base(seed, SITE_POLY_TYPE, step), SLOTS) % jnp.uint32(3)).astype(jnp.int32)
+    idx = (draw_from_base(site_base(seed, SITE_POLY_TYPE, step), SLOTS) % jnp.uint32(3)).astype(
+        jnp.int32
+    )
     new_type = idx + (idx >= types)
     hp = jnp.asarray(ENEMY_MAX_HP)[new_type] - damage
     act = board.e_active
@@ -97,29 +133,44 @@ def run_program(state, p, history):
     daemon = act & (b.e_type == DAEMON)
     d_slot = jnp.argmin(jnp.where(daemon, dist, 1 << 20))
     d_cell = b.e_pos[d_slot]
-    splash = act & jnp.asarray(RING)[d_cell][b.e_pos] & (SLOTS != d_slot)
+    splash = act & jnp.asarray(RING)[d_cell][b.e_pos] & (d_slot != SLOTS)
     n_e = jnp.sum(act).astype(jnp.int32)
     n_t = jnp.sum(b.t_active).astype(jnp.int32)
-    warp_k = (draw(seed, SITE_WARP_TARGET, step, 0) % jnp.maximum(n_e + n_t, 1).astype(jnp.uint32)).astype(jnp.int32)
+    warp_k = (
+        draw(seed, SITE_WARP_TARGET, step, 0) % jnp.maximum(n_e + n_t, 1).astype(jnp.uint32)
+    ).astype(jnp.int32)
     warp_enemy = warp_k < n_e
-    warp_cell = jnp.where(warp_enemy, b.e_pos[jnp.clip(warp_k, 0, 34)], b.t_pos[jnp.clip(warp_k - n_e, 0, 34)])
+    warp_cell = jnp.where(
+        warp_enemy, b.e_pos[jnp.clip(warp_k, 0, 34)], b.t_pos[jnp.clip(warp_k - n_e, 0, 34)]
+    )
 
     attack = b.attack
     damage = jnp.select(
         [p == DEBUG, p == ROW, p == COL, p == HACK, p == ANTI_V, p == D_BOM],
-        [jnp.where(on_block, attack, 0), jnp.where(e_row == pr, attack, 0), jnp.where(e_col == pc, attack, 0),
-         jnp.where(b.siphoned[b.e_pos], attack, 0), jnp.where(b.e_type == VIRUS, 1, 0), jnp.where(splash, 1, 0)],
-        jnp.zeros_like(b.e_hp))
+        [
+            jnp.where(on_block, attack, 0),
+            jnp.where(e_row == pr, attack, 0),
+            jnp.where(e_col == pc, attack, 0),
+            jnp.where(b.siphoned[b.e_pos], attack, 0),
+            jnp.where(b.e_type == VIRUS, 1, 0),
+            jnp.where(splash, 1, 0),
+        ],
+        jnp.zeros_like(b.e_hp),
+    )
     damage = jnp.where(act, damage, 0)
     poly_board, poly_dead = _poly(b, seed, step)
     b = jax.tree_util.tree_map(lambda x, y: jnp.where(p == POLY, x, y), poly_board, b)
     kill = jnp.select(
         [p == CRASH, p == WARP, p == D_BOM, p == POLY],
-        [e_in_ring, warp_enemy & (SLOTS == warp_k), SLOTS == d_slot, poly_dead],
-        jnp.zeros_like(act))
+        [e_in_ring, warp_enemy & (warp_k == SLOTS), d_slot == SLOTS, poly_dead],
+        jnp.zeros_like(act),
+    )
     b, e_kills = apply_damage(b, damage, stun=True, kill=kill)
-    t_dead = jnp.select([p == CRASH, p == WARP], [t_in_ring, ~warp_enemy & (SLOTS == warp_k - n_e)],
-                        jnp.zeros_like(act))
+    t_dead = jnp.select(
+        [p == CRASH, p == WARP],
+        [t_in_ring, ~warp_enemy & (warp_k - n_e == SLOTS)],
+        jnp.zeros_like(act),
+    )
     b, t_kills = remove_tx(b, t_dead)
 
     # --- movement (PUSH / PULL) ---
@@ -135,8 +186,12 @@ def run_program(state, p, history):
         hidden_is_data=b.hidden_is_data & ~crashed,
         points=jnp.where(crashed, 0, b.points),
         program=jnp.where(crashed, 0, b.program),
-        spawn_count=jnp.where(crashed, 0, jnp.where(reduc, jnp.maximum(0, b.spawn_count - 1), b.spawn_count)),
-        t_countdown=jnp.where((p == DELAY) & b.t_active, b.t_countdown + DELAY_TURNS, b.t_countdown),
+        spawn_count=jnp.where(
+            crashed, 0, jnp.where(reduc, jnp.maximum(0, b.spawn_count - 1), b.spawn_count)
+        ),
+        t_countdown=jnp.where(
+            (p == DELAY) & b.t_active, b.t_countdown + DELAY_TURNS, b.t_countdown
+        ),
     )
 
     # --- player scalars ---
@@ -160,8 +215,9 @@ def run_program(state, p, history):
         board=jax.tree_util.tree_map(lambda s, x: jnp.where(undo, s, x), snapshot, state.board),
         history_count=state.history_count - undo.astype(jnp.int32),
     )
-    ev = dict(enemies_killed=e_kills, transmissions_killed=t_kills,
-              exit_reached=(p == WARP) & (warp_cell == state.exit_pos))
+    ev = dict(
+        enemies_killed=e_kills,
+        transmissions_killed=t_kills,
+        exit_reached=(p == WARP) & (warp_cell == state.exit_pos),
+    )
     return state, ev
-
-

@@ -19,7 +19,9 @@ for _s in range(2, 9):
 def exit_distance(board, exit_pos):
     """rewards.md §5: BFS path length from the player to the exit through non-block cells; none → 0."""
     passable = bits.bor(bits.bnot(bits.pack(board.content == BLOCK)), bits.cell_bits(exit_pos))
-    dist, _ = bits.first_reached(bits.cell_bits(board.player_pos), passable, [bits.cell_bits(exit_pos)])
+    dist, _ = bits.first_reached(
+        bits.cell_bits(board.player_pos), passable, [bits.cell_bits(exit_pos)]
+    )
     return jnp.maximum(dist[0], 0)
 
 
@@ -35,8 +37,15 @@ def siphon_quality(board):
     take = live[x]
     values = jnp.where(take & data[x], pad_b(board.points, 0)[x], -1)
     values = jnp.sort(values, axis=-1)
-    new_prog = take & prog[x] & ~jnp.concatenate([board.owned, jnp.zeros(1, bool)])[pad_b(board.program, NUM_PROGRAMS)[x]]
-    progs = jnp.any(new_prog[..., None] & (pad_b(board.program, -1)[x][..., None] == jnp.arange(NUM_PROGRAMS)), axis=1)
+    new_prog = (
+        take
+        & prog[x]
+        & ~jnp.concatenate([board.owned, jnp.zeros(1, bool)])[pad_b(board.program, NUM_PROGRAMS)[x]]
+    )
+    progs = jnp.any(
+        new_prog[..., None] & (pad_b(board.program, -1)[x][..., None] == jnp.arange(NUM_PROGRAMS)),
+        axis=1,
+    )
     loose = take & ~is_block[x]
     cr = jnp.sum(jnp.where(loose, pad_b(board.cell_credits, 0)[x], 0), axis=-1)
     en = jnp.sum(jnp.where(loose, pad_b(board.cell_energy, 0)[x], 0), axis=-1)
@@ -68,25 +77,35 @@ def _f(x):
 def reward_components(f):
     """The 15 components from the step's facts `f` (a dict of scalars); zeros are +0.0."""
     died, won, exit_reached = f["died"], f["won"], f["exit_reached"]
-    delta = jnp.where(died, 0, jnp.where(exit_reached, f["dist_before"], f["dist_before"] - f["dist_after"]))
+    delta = jnp.where(
+        died, 0, jnp.where(exit_reached, f["dist_before"], f["dist_before"] - f["dist_after"])
+    )
     lost = f["hp_before"] - f["hp_after"]
     comps = {
         "step_penalty": _f(-0.01),
-        "stage_completion": jnp.where(exit_reached, jnp.asarray(STAGE_TABLE, jnp.float32)[f["stage_before"] - 1], 0.0),
+        "stage_completion": jnp.where(
+            exit_reached, jnp.asarray(STAGE_TABLE, jnp.float32)[f["stage_before"] - 1], 0.0
+        ),
         "score_gain": _f(f["score_after"] - f["score_before"]) * _f(0.5),
         "kills": _f(f["kills"]) * _f(0.3),
         "data_siphon": jnp.where(f["data_siphon_collected"], _f(1.0), 0.0),
         "distance_shaping": _f(jnp.maximum(delta, 0)) * _f(0.05),
         "victory": jnp.where(won, _f(500.0) + _f(f["score_after"]) * _f(100.0), 0.0),
         "death_penalty": jnp.where(died, -jnp.asarray(_CUM)[f["stage_after"]] * _f(0.5), 0.0),
-        "resource_gain": (_f(f["credits_after"] - f["credits_before"]) * _f(0.05)
-                          + _f(f["energy_after"] - f["energy_before"]) * _f(0.05)),
-        "resource_holding": jnp.where(exit_reached, _f(f["credits_after"]) * _f(0.01)
-                                      + _f(f["energy_after"]) * _f(0.01), 0.0),
+        "resource_gain": (
+            _f(f["credits_after"] - f["credits_before"]) * _f(0.05)
+            + _f(f["energy_after"] - f["energy_before"]) * _f(0.05)
+        ),
+        "resource_holding": jnp.where(
+            exit_reached, _f(f["credits_after"]) * _f(0.01) + _f(f["energy_after"]) * _f(0.01), 0.0
+        ),
         "damage_penalty": jnp.where(lost > 0, _f(lost) * _f(-1.0), 0.0),
         "hp_recovery": jnp.where(lost < 0, _f(-lost) * _f(1.0), 0.0),
-        "siphon_quality": jnp.where(f["siphon_found"], _f(-0.5) * (_f(f["missed_credits"]) * _f(0.05)
-                                                                   + _f(f["missed_energy"]) * _f(0.05)), 0.0),
+        "siphon_quality": jnp.where(
+            f["siphon_found"],
+            _f(-0.5) * (_f(f["missed_credits"]) * _f(0.05) + _f(f["missed_energy"]) * _f(0.05)),
+            0.0,
+        ),
         "program_waste": jnp.where(f["reset_at_two"], _f(-0.3), 0.0),
         "siphon_death_penalty": jnp.where(f["siphon_death"], _f(-10.0), 0.0),
     }

@@ -55,5 +55,7 @@ def rank_keys(keys, candidate, group=None):
     before = before & candidate[..., None, :]
     # Summed in pieces of at most 32: XLA's CPU backend turns longer reductions
     # into a reduce-window and materialises the whole comparison matrix.
-    rank = jnp.sum(before[..., :32], axis=-1, dtype=jnp.int32) + jnp.sum(before[..., 32:], axis=-1, dtype=jnp.int32)
+    rank = jnp.sum(before[..., :32], axis=-1, dtype=jnp.int32) + jnp.sum(
+        before[..., 32:], axis=-1, dtype=jnp.int32
+    )
     return jnp.where(candidate, rank, n + rank)

@@ -3,22 +3,50 @@
 Not jittable: these run on concrete arrays in plain Python.
 """
 
-import numpy as np
 import jax.numpy as jnp
+import numpy as np
 
-from .constants import (BLOCK, CORNERS, DATA_SIPHON, ENEMY_MAX_HP, ENEMY_TYPE_NAMES, EXIT, KIND_DATA,
-                        KIND_PROGRAM, KIND_QUESTION, MAX_OCCUPANTS, NUM_CELLS, NUM_PROGRAMS, PROGRAM_NAMES,
-                        RUNNING, DIED, WON, UNDO_DEPTH, VALUE_CAP, CRYPTOG, LAST_STAGE)
+from .constants import (
+    BLOCK,
+    CORNERS,
+    CRYPTOG,
+    DATA_SIPHON,
+    DIED,
+    ENEMY_MAX_HP,
+    ENEMY_TYPE_NAMES,
+    EXIT,
+    KIND_DATA,
+    KIND_PROGRAM,
+    KIND_QUESTION,
+    LAST_STAGE,
+    MAX_OCCUPANTS,
+    NUM_CELLS,
+    NUM_PROGRAMS,
+    PROGRAM_NAMES,
+    RUNNING,
+    UNDO_DEPTH,
+    VALUE_CAP,
+    WON,
+)
 from .history import snapshots, stack_rows
 from .state import Board, EnvState
 
 _KIND_NAMES = {KIND_DATA: "data", KIND_PROGRAM: "program", KIND_QUESTION: "question"}
-_PROGRAM_ALIASES = {"siphplus": "siph+", "siph_plus": "siph+", "dbom": "d_bom", "d_bomb": "d_bom",
-                    "antiv": "anti-v", "anti_v": "anti-v", "atkplus": "atk+", "atk_plus": "atk+"}
+_PROGRAM_ALIASES = {
+    "siphplus": "siph+",
+    "siph_plus": "siph+",
+    "dbom": "d_bom",
+    "d_bomb": "d_bom",
+    "antiv": "anti-v",
+    "anti_v": "anti-v",
+    "atkplus": "atk+",
+    "atk_plus": "atk+",
+}
 U32_MAX = 4294967295
 
 
 # ----------------------------------------------------------------------------- to JSON
+
 
 def _rc(c):
     return int(c) // 6, int(c) % 6
@@ -27,8 +55,16 @@ def _rc(c):
 def _board_lists(b, exit_pos):
     """The parts shared by the state and a snapshot, from a numpy view of a Board."""
     row, col = _rc(b["player_pos"])
-    player = {"row": row, "col": col, "hp": int(b["hp"]), "credits": int(b["credits"]), "energy": int(b["energy"]),
-              "dataSiphons": int(b["data_siphons"]), "attackDamage": int(b["attack"]), "score": int(b["score"])}
+    player = {
+        "row": row,
+        "col": col,
+        "hp": int(b["hp"]),
+        "credits": int(b["credits"]),
+        "energy": int(b["energy"]),
+        "dataSiphons": int(b["data_siphons"]),
+        "attackDamage": int(b["attack"]),
+        "score": int(b["score"]),
+    }
     enemies = []
     for i in range(MAX_OCCUPANTS):
         if not b["e_active"][i]:
@@ -36,19 +72,35 @@ def _board_lists(b, exit_pos):
         etype = int(b["e_type"][i])
         r, c = _rc(b["e_pos"][i])
         lk = _rc(b["e_last_known"][i]) if etype == CRYPTOG else (None, None)
-        enemies.append({"type": ENEMY_TYPE_NAMES[etype], "row": r, "col": c, "hp": int(b["e_hp"][i]),
-                        "stunned": bool(b["e_stunned"][i]), "spawnedFromSiphon": bool(b["e_from_siphon"][i]),
-                        "isFromScheduledTask": bool(b["e_from_sched"][i]), "disabledTurns": int(b["e_disabled"][i]),
-                        "lastKnownRow": lk[0], "lastKnownCol": lk[1]})
+        enemies.append(
+            {
+                "type": ENEMY_TYPE_NAMES[etype],
+                "row": r,
+                "col": c,
+                "hp": int(b["e_hp"][i]),
+                "stunned": bool(b["e_stunned"][i]),
+                "spawnedFromSiphon": bool(b["e_from_siphon"][i]),
+                "isFromScheduledTask": bool(b["e_from_sched"][i]),
+                "disabledTurns": int(b["e_disabled"][i]),
+                "lastKnownRow": lk[0],
+                "lastKnownCol": lk[1],
+            }
+        )
     transmissions = []
     for i in range(MAX_OCCUPANTS):
         if not b["t_active"][i]:
             break
         r, c = _rc(b["t_pos"][i])
-        transmissions.append({"row": r, "col": c, "turnsRemaining": int(b["t_countdown"][i]),
-                              "enemyType": ENEMY_TYPE_NAMES[int(b["t_type"][i])],
-                              "isFromScheduledTask": bool(b["t_from_sched"][i]),
-                              "spawnedFromSiphon": bool(b["t_from_siphon"][i])})
+        transmissions.append(
+            {
+                "row": r,
+                "col": c,
+                "turnsRemaining": int(b["t_countdown"][i]),
+                "enemyType": ENEMY_TYPE_NAMES[int(b["t_type"][i])],
+                "isFromScheduledTask": bool(b["t_from_sched"][i]),
+                "spawnedFromSiphon": bool(b["t_from_siphon"][i]),
+            }
+        )
     blocks, resources, flags = [], [], []
     for cell in range(NUM_CELLS):
         r, c = _rc(cell)
@@ -56,8 +108,13 @@ def _board_lists(b, exit_pos):
         if content == BLOCK:
             kind = int(b["block_kind"][cell])
             data = bool(b["hidden_is_data"][cell])
-            entry = {"row": r, "col": c, "type": _KIND_NAMES[kind], "siphoned": bool(b["siphoned"][cell]),
-                     "spawnCount": int(b["spawn_count"][cell])}
+            entry = {
+                "row": r,
+                "col": c,
+                "type": _KIND_NAMES[kind],
+                "siphoned": bool(b["siphoned"][cell]),
+                "spawnCount": int(b["spawn_count"][cell]),
+            }
             if kind == KIND_QUESTION:
                 entry["isData"] = data
             if data:
@@ -69,17 +126,37 @@ def _board_lists(b, exit_pos):
             blocks.append(entry)
         cr, en = int(b["cell_credits"][cell]), int(b["cell_energy"][cell])
         if content == DATA_SIPHON or cr > 0 or en > 0:
-            resources.append({"row": r, "col": c, "credits": cr, "energy": en, "dataSiphon": content == DATA_SIPHON})
+            resources.append(
+                {
+                    "row": r,
+                    "col": c,
+                    "credits": cr,
+                    "energy": en,
+                    "dataSiphon": content == DATA_SIPHON,
+                }
+            )
         if b["siphoned"][cell] or b["siphon_center"][cell]:
-            flags.append({"row": r, "col": c, "siphoned": bool(b["siphoned"][cell]),
-                          "siphonCenter": bool(b["siphon_center"][cell])})
+            flags.append(
+                {
+                    "row": r,
+                    "col": c,
+                    "siphoned": bool(b["siphoned"][cell]),
+                    "siphonCenter": bool(b["siphon_center"][cell]),
+                }
+            )
     er, ec = _rc(exit_pos)
     return {
-        "player": player, "turn": int(b["turn"]),
+        "player": player,
+        "turn": int(b["turn"]),
         "ownedPrograms": [p + 5 for p in range(NUM_PROGRAMS) if b["owned"][p]],
-        "enemies": enemies, "transmissions": transmissions, "blocks": blocks, "resources": resources,
-        "exit": {"row": er, "col": ec}, "cellFlags": flags,
-        "showActivated": bool(b["show_activated"]), "scheduledTasksDisabled": bool(b["tasks_disabled"]),
+        "enemies": enemies,
+        "transmissions": transmissions,
+        "blocks": blocks,
+        "resources": resources,
+        "exit": {"row": er, "col": ec},
+        "cellFlags": flags,
+        "showActivated": bool(b["show_activated"]),
+        "scheduledTasksDisabled": bool(b["tasks_disabled"]),
         "atkPlusUsesThisStage": int(b["atk_plus_uses"]),
     }
 
@@ -96,22 +173,37 @@ def state_to_json(state):
     """The canonical getState form (protocol.md §6.6) of one (unbatched) state."""
     exit_pos = int(state.exit_pos)
     parts = _board_lists(_numpy_board(state.board), exit_pos)
-    history = [_board_lists(snap, exit_pos)
-               for snap in snapshots(state.history, state.history_count, state.history_start)]
+    history = [
+        _board_lists(snap, exit_pos)
+        for snap in snapshots(state.history, state.history_count, state.history_start)
+    ]
     return {
-        "player": parts["player"], "enemies": parts["enemies"], "transmissions": parts["transmissions"],
-        "blocks": parts["blocks"], "resources": parts["resources"], "ownedPrograms": parts["ownedPrograms"],
-        "stage": int(state.stage), "turn": parts["turn"], "showActivated": parts["showActivated"],
-        "scheduledTasksDisabled": parts["scheduledTasksDisabled"], "exit": parts["exit"],
-        "cellFlags": parts["cellFlags"], "scheduledTaskInterval": int(state.interval),
-        "nextScheduledTaskTurn": int(state.next_task_turn), "pendingSiphonTransmissions": int(state.pending),
-        "stepActive": bool(state.step_active), "atkPlusUsesThisStage": parts["atkPlusUsesThisStage"],
-        "seed": int(state.seed), "stepIndex": int(state.step_index), "gameWon": int(state.outcome) == WON,
+        "player": parts["player"],
+        "enemies": parts["enemies"],
+        "transmissions": parts["transmissions"],
+        "blocks": parts["blocks"],
+        "resources": parts["resources"],
+        "ownedPrograms": parts["ownedPrograms"],
+        "stage": int(state.stage),
+        "turn": parts["turn"],
+        "showActivated": parts["showActivated"],
+        "scheduledTasksDisabled": parts["scheduledTasksDisabled"],
+        "exit": parts["exit"],
+        "cellFlags": parts["cellFlags"],
+        "scheduledTaskInterval": int(state.interval),
+        "nextScheduledTaskTurn": int(state.next_task_turn),
+        "pendingSiphonTransmissions": int(state.pending),
+        "stepActive": bool(state.step_active),
+        "atkPlusUsesThisStage": parts["atkPlusUsesThisStage"],
+        "seed": int(state.seed),
+        "stepIndex": int(state.step_index),
+        "gameWon": int(state.outcome) == WON,
         "undoHistory": history,
     }
 
 
 # ----------------------------------------------------------------------------- from JSON
+
 
 class _Reader:
     """Typed access to one JSON object with path-carrying errors."""
@@ -180,17 +272,57 @@ class _Reader:
 
 
 _PLAYER_KEYS = {"row", "col", "hp", "credits", "energy", "dataSiphons", "attackDamage", "score"}
-_ENEMY_KEYS = {"type", "row", "col", "hp", "stunned", "spawnedFromSiphon", "isFromScheduledTask", "disabledTurns",
-               "lastKnownRow", "lastKnownCol"}
+_ENEMY_KEYS = {
+    "type",
+    "row",
+    "col",
+    "hp",
+    "stunned",
+    "spawnedFromSiphon",
+    "isFromScheduledTask",
+    "disabledTurns",
+    "lastKnownRow",
+    "lastKnownCol",
+}
 _TX_KEYS = {"row", "col", "turnsRemaining", "enemyType", "isFromScheduledTask", "spawnedFromSiphon"}
-_BLOCK_KEYS = {"row", "col", "type", "siphoned", "points", "spawnCount", "programType", "programActionIndex", "isData"}
+_BLOCK_KEYS = {
+    "row",
+    "col",
+    "type",
+    "siphoned",
+    "points",
+    "spawnCount",
+    "programType",
+    "programActionIndex",
+    "isData",
+}
 _RESOURCE_KEYS = {"row", "col", "credits", "energy", "dataSiphon"}
 _FLAG_KEYS = {"row", "col", "siphoned", "siphonCenter"}
-_SNAPSHOT_KEYS = {"player", "turn", "ownedPrograms", "enemies", "transmissions", "blocks", "resources", "exit",
-                  "cellFlags", "showActivated", "scheduledTasksDisabled", "atkPlusUsesThisStage"}
-_STATE_KEYS = _SNAPSHOT_KEYS | {"stage", "scheduledTaskInterval", "nextScheduledTaskTurn",
-                                "pendingSiphonTransmissions", "stepActive", "seed", "stepIndex", "gameWon",
-                                "undoHistory"}
+_SNAPSHOT_KEYS = {
+    "player",
+    "turn",
+    "ownedPrograms",
+    "enemies",
+    "transmissions",
+    "blocks",
+    "resources",
+    "exit",
+    "cellFlags",
+    "showActivated",
+    "scheduledTasksDisabled",
+    "atkPlusUsesThisStage",
+}
+_STATE_KEYS = _SNAPSHOT_KEYS | {
+    "stage",
+    "scheduledTaskInterval",
+    "nextScheduledTaskTurn",
+    "pendingSiphonTransmissions",
+    "stepActive",
+    "seed",
+    "stepIndex",
+    "gameWon",
+    "undoHistory",
+}
 
 
 def _enemy_type(reader, key):
@@ -211,7 +343,9 @@ def _program_name(reader, key):
 
 
 def _cell(reader):
-    return reader.int("row", lo=0, hi=5, required=True) * 6 + reader.int("col", lo=0, hi=5, required=True)
+    return reader.int("row", lo=0, hi=5, required=True) * 6 + reader.int(
+        "col", lo=0, hi=5, required=True
+    )
 
 
 def _parse_board(r, path, exit_pos, is_snapshot):
@@ -329,7 +463,9 @@ def _parse_board(r, path, exit_pos, is_snapshot):
         lkr = re_.int("lastKnownRow", None, 0, 5)
         lkc = re_.int("lastKnownCol", None, 0, 5)
         if (lkr is None) != (lkc is None):
-            raise ValueError(f"{re_.path}.lastKnownRow: lastKnownRow and lastKnownCol must both be null or both set")
+            raise ValueError(
+                f"{re_.path}.lastKnownRow: lastKnownRow and lastKnownCol must both be null or both set"
+            )
         last_known = cell if lkr is None or etype != CRYPTOG else lkr * 6 + lkc
         stunned = re_.bool("stunned")
         disabled = re_.int("disabledTurns", 0, 0, 1)
@@ -345,7 +481,11 @@ def _parse_board(r, path, exit_pos, is_snapshot):
         occupant[cell] = "enemy"
         b["e_active"][k], b["e_type"][k], b["e_pos"][k], b["e_hp"][k] = True, etype, cell, hp
         b["e_disabled"][k], b["e_stunned"][k] = disabled, stunned
-        b["e_from_siphon"][k], b["e_from_sched"][k], b["e_last_known"][k] = from_siphon, from_sched, last_known
+        b["e_from_siphon"][k], b["e_from_sched"][k], b["e_last_known"][k] = (
+            from_siphon,
+            from_sched,
+            last_known,
+        )
     for k, entry in enumerate(txs):
         rt = _Reader(entry, f"{path}.transmissions[{k}]", _TX_KEYS)
         cell = _cell(rt)
@@ -356,14 +496,23 @@ def _parse_board(r, path, exit_pos, is_snapshot):
             raise ValueError(f"{rt.path}: origin flags must be false inside a snapshot")
         if cell in occupant:
             kind = occupant[cell]
-            reason = "two transmissions on one cell" if kind == "tx" else "an enemy and a transmission on one cell"
+            reason = (
+                "two transmissions on one cell"
+                if kind == "tx"
+                else "an enemy and a transmission on one cell"
+            )
             raise ValueError(f"{rt.path}: {reason}")
         if content[cell] == BLOCK:
             raise ValueError(f"{rt.path}: a transmission on a block")
         if cell == player:
             raise ValueError(f"{rt.path}: a transmission on the player's cell")
         occupant[cell] = "tx"
-        b["t_active"][k], b["t_pos"][k], b["t_countdown"][k], b["t_type"][k] = True, cell, countdown, etype
+        b["t_active"][k], b["t_pos"][k], b["t_countdown"][k], b["t_type"][k] = (
+            True,
+            cell,
+            countdown,
+            etype,
+        )
         b["t_from_siphon"][k], b["t_from_sched"][k] = from_siphon, from_sched
     return b
 
@@ -412,12 +561,20 @@ def state_from_json(d):
     history = stack_rows(parsed)
     outcome = WON if won else (DIED if int(board["hp"]) == 0 else RUNNING)
     state = EnvState(
-        board=_to_board(board), seed=jnp.asarray(seed, jnp.uint32), step_index=jnp.asarray(step_index, jnp.uint32),
-        outcome=jnp.asarray(outcome, jnp.int32), stage=jnp.asarray(stage, jnp.int32),
-        interval=jnp.asarray(interval, jnp.int32), next_task_turn=jnp.asarray(next_task, jnp.int32),
-        pending=jnp.asarray(pending, jnp.int32), step_active=jnp.asarray(step_active),
-        exit_pos=jnp.asarray(exit_pos, jnp.int32), history=history,
-        history_count=jnp.asarray(len(history_list), jnp.int32), history_start=jnp.asarray(0, jnp.int32))
+        board=_to_board(board),
+        seed=jnp.asarray(seed, jnp.uint32),
+        step_index=jnp.asarray(step_index, jnp.uint32),
+        outcome=jnp.asarray(outcome, jnp.int32),
+        stage=jnp.asarray(stage, jnp.int32),
+        interval=jnp.asarray(interval, jnp.int32),
+        next_task_turn=jnp.asarray(next_task, jnp.int32),
+        pending=jnp.asarray(pending, jnp.int32),
+        step_active=jnp.asarray(step_active),
+        exit_pos=jnp.asarray(exit_pos, jnp.int32),
+        history=history,
+        history_count=jnp.asarray(len(history_list), jnp.int32),
+        history_start=jnp.asarray(0, jnp.int32),
+    )
     if outcome == RUNNING and not bool(np.any(np.asarray(action_mask(state)))):
         raise ValueError("state: no legal action")
     return state

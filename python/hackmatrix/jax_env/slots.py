@@ -18,7 +18,9 @@ _LOW = 32  # slots 0..31 live in the low word, 32..34 in the high word
 _BIT_LO = np.array([1 << i if i < _LOW else 0 for i in range(MAX_OCCUPANTS)], np.uint32)
 _BIT_HI = np.array([1 << (i - _LOW) if i >= _LOW else 0 for i in range(MAX_OCCUPANTS)], np.uint32)
 # Bits of the slots strictly before slot i, in each word.
-_BEFORE_LO = np.array([(1 << min(i, _LOW)) - 1 for i in range(MAX_OCCUPANTS)], np.uint64).astype(np.uint32)
+_BEFORE_LO = np.array([(1 << min(i, _LOW)) - 1 for i in range(MAX_OCCUPANTS)], np.uint64).astype(
+    np.uint32
+)
 _BEFORE_HI = np.array([(1 << max(i - _LOW, 0)) - 1 for i in range(MAX_OCCUPANTS)], np.uint32)
 
 
@@ -39,21 +41,26 @@ def count(mask):
 def count_before(mask):
     """int32[..., 35]: for each slot, the number of true slots before it (an exclusive prefix sum)."""
     lo, hi = pack(mask)
-    before = (jax.lax.population_count(lo[..., None] & _BEFORE_LO)
-              + jax.lax.population_count(hi[..., None] & _BEFORE_HI))
+    before = jax.lax.population_count(lo[..., None] & _BEFORE_LO) + jax.lax.population_count(
+        hi[..., None] & _BEFORE_HI
+    )
     return before.astype(jnp.int32)
 
 
 def _trailing_zeros(word):
     """Index of the lowest set bit of a uint32 (32 when zero)."""
     lowest = word & (~word + jnp.uint32(1))
-    return jnp.where(word == 0, 32, jax.lax.population_count(lowest - jnp.uint32(1)).astype(jnp.int32))
+    return jnp.where(
+        word == 0, 32, jax.lax.population_count(lowest - jnp.uint32(1)).astype(jnp.int32)
+    )
 
 
 def first(mask):
     """Index of the first true slot, 0 when none (like argmax), int32."""
     lo, hi = pack(mask)
-    return jnp.where(lo != 0, _trailing_zeros(lo), jnp.where(hi != 0, _LOW + _trailing_zeros(hi), 0)).astype(jnp.int32)
+    return jnp.where(
+        lo != 0, _trailing_zeros(lo), jnp.where(hi != 0, _LOW + _trailing_zeros(hi), 0)
+    ).astype(jnp.int32)
 
 
 def any_true(mask):
@@ -63,9 +70,14 @@ def any_true(mask):
 
 def smallest(values, fill):
     """Minimum over the last (slot or cell) axis in pieces of at most 32 elements."""
-    return jnp.minimum(jnp.min(values[..., :_LOW], axis=-1, initial=fill), jnp.min(values[..., _LOW:], axis=-1, initial=fill))
+    return jnp.minimum(
+        jnp.min(values[..., :_LOW], axis=-1, initial=fill),
+        jnp.min(values[..., _LOW:], axis=-1, initial=fill),
+    )
 
 
 def total(values):
     """Sum over the last (slot) axis in pieces of at most 32 elements, keeping the dtype."""
-    return jnp.sum(values[..., :_LOW], axis=-1, dtype=values.dtype) + jnp.sum(values[..., _LOW:], axis=-1, dtype=values.dtype)
+    return jnp.sum(values[..., :_LOW], axis=-1, dtype=values.dtype) + jnp.sum(
+        values[..., _LOW:], axis=-1, dtype=values.dtype
+    )

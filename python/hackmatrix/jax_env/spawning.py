@@ -40,7 +40,9 @@ def occupied_words(board):
 
     def cells(active, pos):
         lo, hi = bits.cell_bits(jnp.where(active, pos, NUM_CELLS))
-        return slots.total(lo), slots.total(hi)  # cells are distinct within a list: the sum is the union
+        return slots.total(lo), slots.total(
+            hi
+        )  # cells are distinct within a list: the sum is the union
 
     return cells(board.e_active, board.e_pos), cells(board.t_active, board.t_pos)
 
@@ -56,10 +58,13 @@ def spawn_transmissions(board, n, seed, step, cell_site, type_site, from_siphon,
     has_enemy, has_tx = occupied_cells(board)
     player = board.player_pos
     is_block = board.content == BLOCK
-    empty = (CELLS != player) & ~has_enemy & ~has_tx & ~is_block
+    empty = (player != CELLS) & ~has_enemy & ~has_tx & ~is_block
     obstacles = bits.pack(has_enemy | is_block)
-    aligned = (CELL_ROW == player // 6) | (CELL_COL == player % 6)
-    blocked = ((jnp.asarray(BETWEEN_LO)[player] & obstacles[0]) | (jnp.asarray(BETWEEN_HI)[player] & obstacles[1])) != 0
+    aligned = (player // 6 == CELL_ROW) | (player % 6 == CELL_COL)
+    blocked = (
+        (jnp.asarray(BETWEEN_LO)[player] & obstacles[0])
+        | (jnp.asarray(BETWEEN_HI)[player] & obstacles[1])
+    ) != 0
     in_line = aligned & ~blocked
     keys = draw_from_base(site_base(seed, cell_site, step), CELLS)
     rank = rank_keys(keys, empty, group=in_line.astype(jnp.int32))

@@ -31,10 +31,18 @@ class EnvParams:
     `curriculum.curriculum_params`, which checks them.
     """
 
-    curriculum_prob: np.ndarray = _param(0.0, np.float32)  # chance that a reset is a curriculum start
-    curriculum_stage_weights: np.ndarray = _param([1.0] + [0.0] * (LAST_STAGE - 1), np.float32)  # stages 1..8
-    curriculum_programs: np.ndarray = _param([0, 0], np.int32)  # owned programs: a count uniform in [lo, hi]
-    curriculum_credits: np.ndarray = _param([0, 0], np.int32)  # added to the starting bonus: uniform in [lo, hi]
+    curriculum_prob: np.ndarray = _param(
+        0.0, np.float32
+    )  # chance that a reset is a curriculum start
+    curriculum_stage_weights: np.ndarray = _param(
+        [1.0] + [0.0] * (LAST_STAGE - 1), np.float32
+    )  # stages 1..8
+    curriculum_programs: np.ndarray = _param(
+        [0, 0], np.int32
+    )  # owned programs: a count uniform in [lo, hi]
+    curriculum_credits: np.ndarray = _param(
+        [0, 0], np.int32
+    )  # added to the starting bonus: uniform in [lo, hi]
     curriculum_energy: np.ndarray = _param([0, 0], np.int32)
     curriculum_data_siphons: np.ndarray = _param([0, 0], np.int32)
 
@@ -117,14 +125,43 @@ def empty_board() -> Board:
     zi = jnp.zeros(MAX_OCCUPANTS, jnp.int32)
     zb = jnp.zeros(MAX_OCCUPANTS, jnp.bool_)
     return Board(
-        player_pos=_i(), hp=_i(3), credits=_i(), energy=_i(), data_siphons=_i(), attack=_i(1),
-        score=_i(), owned=jnp.zeros(NUM_PROGRAMS, jnp.bool_), turn=_i(),
-        content=zi36, block_kind=zi36, hidden_is_data=zb36, points=zi36, program=zi36,
-        spawn_count=zi36, cell_credits=zi36, cell_energy=zi36, siphoned=zb36, siphon_center=zb36,
-        e_active=zb, e_type=zi, e_pos=zi, e_hp=zi, e_disabled=zi, e_stunned=zb,
-        e_from_siphon=zb, e_from_sched=zb, e_last_known=zi,
-        t_active=zb, t_pos=zi, t_countdown=zi, t_type=zi, t_from_siphon=zb, t_from_sched=zb,
-        show_activated=_b(), tasks_disabled=_b(), atk_plus_uses=_i(),
+        player_pos=_i(),
+        hp=_i(3),
+        credits=_i(),
+        energy=_i(),
+        data_siphons=_i(),
+        attack=_i(1),
+        score=_i(),
+        owned=jnp.zeros(NUM_PROGRAMS, jnp.bool_),
+        turn=_i(),
+        content=zi36,
+        block_kind=zi36,
+        hidden_is_data=zb36,
+        points=zi36,
+        program=zi36,
+        spawn_count=zi36,
+        cell_credits=zi36,
+        cell_energy=zi36,
+        siphoned=zb36,
+        siphon_center=zb36,
+        e_active=zb,
+        e_type=zi,
+        e_pos=zi,
+        e_hp=zi,
+        e_disabled=zi,
+        e_stunned=zb,
+        e_from_siphon=zb,
+        e_from_sched=zb,
+        e_last_known=zi,
+        t_active=zb,
+        t_pos=zi,
+        t_countdown=zi,
+        t_type=zi,
+        t_from_siphon=zb,
+        t_from_sched=zb,
+        show_activated=_b(),
+        tasks_disabled=_b(),
+        atk_plus_uses=_i(),
     )
 
 
@@ -134,8 +171,17 @@ def empty_state() -> EnvState:
     board = empty_board()
     history = empty_history()
     return EnvState(
-        board=board, seed=jnp.asarray(0, jnp.uint32), step_index=jnp.asarray(0, jnp.uint32),
-        outcome=_i(), stage=_i(1), interval=_i(12), next_task_turn=_i(12), pending=_i(),
-        step_active=_b(), exit_pos=_i(35), history=history, history_count=_i(),
+        board=board,
+        seed=jnp.asarray(0, jnp.uint32),
+        step_index=jnp.asarray(0, jnp.uint32),
+        outcome=_i(),
+        stage=_i(1),
+        interval=_i(12),
+        next_task_turn=_i(12),
+        pending=_i(),
+        step_active=_b(),
+        exit_pos=_i(35),
+        history=history,
+        history_count=_i(),
         history_start=_i(),
     )

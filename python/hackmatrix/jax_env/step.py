@@ -6,8 +6,18 @@ import jax.numpy as jnp
 from . import slots
 from .actions import directional, siphon
 from .batching import select_rare, where_needed, where_needed_reading
-from .constants import (DIED, LAST_STAGE, MAX_HP, NUM_ACTIONS, PROGRAM_CREDITS, PROGRAM_ENERGY,
-                        REWARD_COMPONENT_NAMES, RUNNING, WAIT, WON)
+from .constants import (
+    DIED,
+    LAST_STAGE,
+    MAX_HP,
+    NUM_ACTIONS,
+    PROGRAM_CREDITS,
+    PROGRAM_ENERGY,
+    REWARD_COMPONENT_NAMES,
+    RUNNING,
+    WAIT,
+    WON,
+)
 from .enemy_phase import enemy_phase
 from .generation import generate_stage
 from .history import push as push_snapshot
@@ -23,8 +33,12 @@ def _select(pred, a, b):
 def _pay(state, p):
     """§7.1: a program's credits and energy."""
     board = state.board
-    return state.replace(board=board.replace(credits=board.credits - jnp.asarray(PROGRAM_CREDITS)[p],
-                                             energy=board.energy - jnp.asarray(PROGRAM_ENERGY)[p]))
+    return state.replace(
+        board=board.replace(
+            credits=board.credits - jnp.asarray(PROGRAM_CREDITS)[p],
+            energy=board.energy - jnp.asarray(PROGRAM_ENERGY)[p],
+        )
+    )
 
 
 def _special_action(x, history):
@@ -54,14 +68,22 @@ def player_action(state, action, history):
     p = jnp.clip(action - 5, 0, 22)
     no_ev = dict(enemies_killed=zero, transmissions_killed=zero, exit_reached=jnp.asarray(False))
     no_quality = (jnp.asarray(False), zero, zero)
-    new, _, _, prog_ev, quality = _special_where(is_siphon | is_program, (state, p, is_siphon, no_ev, no_quality),
-                                                 history)
+    new, _, _, prog_ev, quality = _special_where(
+        is_siphon | is_program, (state, p, is_siphon, no_ev, no_quality), history
+    )
     ev = {
-        "enemies_killed": jnp.where(is_dir, dir_ev["enemies_killed"], jnp.where(is_siphon, zero, prog_ev["enemies_killed"])),
-        "transmissions_killed": jnp.where(is_dir, dir_ev["transmissions_killed"],
-                                          jnp.where(is_siphon, zero, prog_ev["transmissions_killed"])),
+        "enemies_killed": jnp.where(
+            is_dir, dir_ev["enemies_killed"], jnp.where(is_siphon, zero, prog_ev["enemies_killed"])
+        ),
+        "transmissions_killed": jnp.where(
+            is_dir,
+            dir_ev["transmissions_killed"],
+            jnp.where(is_siphon, zero, prog_ev["transmissions_killed"]),
+        ),
         "data_siphon_collected": is_dir & dir_ev["data_siphon_collected"],
-        "exit_reached": jnp.where(is_dir, dir_ev["exit_reached"], ~is_siphon & prog_ev["exit_reached"]),
+        "exit_reached": jnp.where(
+            is_dir, dir_ev["exit_reached"], ~is_siphon & prog_ev["exit_reached"]
+        ),
         "siphon_used": is_siphon,
     }
     ends_turn = jnp.where(is_dir, ~dir_ev["exit_reached"], is_siphon | (p == WAIT))
@@ -88,8 +110,10 @@ def end_check(state):
     """§4 end / §11: dead after the enemy phase, or trapped with no legal action."""
     running = state.outcome == RUNNING
     dead = running & ((state.board.hp == 0) | ~jnp.any(action_mask(state)))
-    return state.replace(outcome=jnp.where(dead, DIED, state.outcome),
-                         board=state.board.replace(hp=jnp.where(dead, 0, state.board.hp)))
+    return state.replace(
+        outcome=jnp.where(dead, DIED, state.outcome),
+        board=state.board.replace(hp=jnp.where(dead, 0, state.board.hp)),
+    )
 
 
 def _siphon_death(state):
@@ -118,15 +142,26 @@ def _execute(state, action, history):
     after = state.board
     died = state.outcome == DIED
     facts = dict(
-        died=died, won=state.outcome == WON, exit_reached=exit_reached,
-        dist_before=dist_before, dist_after=exit_distance(after, state.exit_pos),
-        stage_before=stage_before, stage_after=state.stage,
-        hp_before=before.hp, hp_after=after.hp, score_before=before.score, score_after=after.score,
-        credits_before=before.credits, credits_after=after.credits,
-        energy_before=before.energy, energy_after=after.energy,
+        died=died,
+        won=state.outcome == WON,
+        exit_reached=exit_reached,
+        dist_before=dist_before,
+        dist_after=exit_distance(after, state.exit_pos),
+        stage_before=stage_before,
+        stage_after=state.stage,
+        hp_before=before.hp,
+        hp_after=after.hp,
+        score_before=before.score,
+        score_after=after.score,
+        credits_before=before.credits,
+        credits_after=after.credits,
+        energy_before=before.energy,
+        energy_after=after.energy,
         kills=ev["enemies_killed"] + ev["transmissions_killed"],
         data_siphon_collected=ev["data_siphon_collected"],
-        siphon_found=ev["siphon_used"] & found, missed_credits=missed_cr, missed_energy=missed_en,
+        siphon_found=ev["siphon_used"] & found,
+        missed_credits=missed_cr,
+        missed_energy=missed_en,
         reset_at_two=(action == 19) & (before.hp == 2),
         siphon_death=died & _siphon_death(state),
     )
@@ -142,10 +177,13 @@ def step_state(state, action):
     valid = in_range & action_mask(state)[jnp.clip(action, 0, NUM_ACTIONS - 1)]
     # The step runs without the history: selects and gathers then never copy it.
     core = state.replace(history=None)
-    new_core, comps, total, (snapshot, push) = _execute(core, jnp.clip(action, 0, NUM_ACTIONS - 1), state.history)
+    new_core, comps, total, (snapshot, push) = _execute(
+        core, jnp.clip(action, 0, NUM_ACTIONS - 1), state.history
+    )
     core = select_rare(~valid, core, new_core)  # a rejected action changes nothing
-    history, count, start = push_snapshot(state.history, core.history_count, core.history_start, snapshot,
-                                          valid & push)
+    history, count, start = push_snapshot(
+        state.history, core.history_count, core.history_start, snapshot, valid & push
+    )
     state = core.replace(history=history, history_count=count, history_start=start)
     comps = {k: jnp.where(valid, v, jnp.float32(0.0)) for k, v in comps.items()}
     reward = jnp.where(valid, total, jnp.float32(0.0))
@@ -153,9 +191,10 @@ def step_state(state, action):
     info = {
         "reward_components": {k: comps[k] for k in REWARD_COMPONENT_NAMES},
         "invalid_action": ~valid,
-        "stage": state.stage, "score": state.board.score, "hp": state.board.hp,
-        "won": state.outcome == WON, "died": state.outcome == DIED,
+        "stage": state.stage,
+        "score": state.board.score,
+        "hp": state.board.hp,
+        "won": state.outcome == WON,
+        "died": state.outcome == DIED,
     }
     return state, reward, done, info
-
-

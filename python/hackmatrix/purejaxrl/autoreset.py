@@ -33,6 +33,7 @@ def make_auto_reset(env, env_params, num_envs: int):
     otherwise finished envs are reset through a fixed number of slots.
     """
     if hasattr(env, "reset_where"):
+
         def env_auto_reset(reset_key, done, state, obs, params=None):
             params = env_params if params is None else params
             obs, state = env.reset_where(reset_key, done, obs, state, params)

@@ -27,10 +27,11 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -46,9 +47,31 @@ DEFAULT_BATCH = 256
 MAX_GAME_INDEX = 2**31 - 1  # PRNGKey(i) of a traced int32
 
 NUM_PROGRAMS = 23
-PROGRAM_NAMES = ("push", "pull", "crash", "warp", "poly", "wait", "debug", "row", "col", "undo", "step",
-                 "siph+", "exch", "show", "reset", "calm", "d_bom", "delay", "anti-v", "score", "reduc",
-                 "atk+", "hack")  # game-rules.md §1.6, program p = action 5 + p
+PROGRAM_NAMES = (
+    "push",
+    "pull",
+    "crash",
+    "warp",
+    "poly",
+    "wait",
+    "debug",
+    "row",
+    "col",
+    "undo",
+    "step",
+    "siph+",
+    "exch",
+    "show",
+    "reset",
+    "calm",
+    "d_bom",
+    "delay",
+    "anti-v",
+    "score",
+    "reduc",
+    "atk+",
+    "hack",
+)  # game-rules.md §1.6, program p = action 5 + p
 SIPHON_ACTION = 4
 RESET_ACTION = 5 + PROGRAM_NAMES.index("reset")
 MAX_HP = 3
@@ -67,6 +90,7 @@ class EvaluationError(ValueError):
 
 # ------------------------------------------------------------------ one step's facts
 
+
 def _enemy_adjacent(board) -> jnp.ndarray:
     player_row, player_col = board.player_pos // 6, board.player_pos % 6
     distance = jnp.abs(board.e_pos // 6 - player_row) + jnp.abs(board.e_pos % 6 - player_col)
@@ -80,11 +104,18 @@ def step_facts(state, action, next_state, reward, done, info) -> dict:
     is_siphon = action == SIPHON_ACTION
     is_program = action >= 5
     gained_programs = jnp.sum(after.owned) - jnp.sum(before.owned)
-    gained_anything = ((after.score != before.score) | (after.credits != before.credits)
-                       | (after.energy != before.energy) | (gained_programs != 0))
+    gained_anything = (
+        (after.score != before.score)
+        | (after.credits != before.credits)
+        | (after.energy != before.energy)
+        | (gained_programs != 0)
+    )
     died = done & info["died"]
-    cause = jnp.where(comps["siphon_death_penalty"] < 0, DIED_SIPHON_ENEMY,
-                      jnp.where(_enemy_adjacent(after), DIED_ENEMY, DIED_OTHER))
+    cause = jnp.where(
+        comps["siphon_death_penalty"] < 0,
+        DIED_SIPHON_ENEMY,
+        jnp.where(_enemy_adjacent(after), DIED_ENEMY, DIED_OTHER),
+    )
     end = jnp.where(done & info["won"], WON, jnp.where(died, cause, UNFINISHED))
     return {
         "return": reward.astype(jnp.float32),
@@ -92,7 +123,9 @@ def step_facts(state, action, next_state, reward, done, info) -> dict:
         "end": end.astype(jnp.int32),
         "siphons": is_siphon.astype(jnp.int32),
         "siphons_suboptimal": (is_siphon & (comps["siphon_quality"] < 0)).astype(jnp.int32),
-        "siphon_missed_resources": jnp.round(-comps["siphon_quality"] / SIPHON_QUALITY_PER_RESOURCE).astype(jnp.int32),
+        "siphon_missed_resources": jnp.round(
+            -comps["siphon_quality"] / SIPHON_QUALITY_PER_RESOURCE
+        ).astype(jnp.int32),
         "siphons_empty": (is_siphon & ~gained_anything).astype(jnp.int32),
         "siphon_points": jnp.where(is_siphon, after.score - before.score, 0).astype(jnp.int32),
         "siphon_programs": jnp.where(is_siphon, gained_programs, 0).astype(jnp.int32),
@@ -100,7 +133,9 @@ def step_facts(state, action, next_state, reward, done, info) -> dict:
         "kills": jnp.round(comps["kills"] / KILL_REWARD).astype(jnp.int32),
         "invalid_actions": info["invalid_action"].astype(jnp.int32),
         "program_uses": (is_program & (jnp.arange(NUM_PROGRAMS) == action - 5)).astype(jnp.int32),
-        "resets_by_hp": ((action == RESET_ACTION) & (jnp.arange(MAX_HP + 1) == before.hp)).astype(jnp.int32),
+        "resets_by_hp": ((action == RESET_ACTION) & (jnp.arange(MAX_HP + 1) == before.hp)).astype(
+            jnp.int32
+        ),
     }
 
 
@@ -117,6 +152,7 @@ def _add_step(totals: dict, facts: dict, live) -> dict:
 
 
 # --------------------------------------------------------------------- playing
+
 
 def _choose(mode, network, params, obs, mask, action_keys):
     if mode == RANDOM:
@@ -136,14 +172,22 @@ def play_batch(game_indices, policy_key, params, max_steps, *, env, network, mod
     and `game_seed`.
     """
     env_params = env.EnvParams()
-    obs, state = jax.vmap(env.reset, in_axes=(0, None))(jax.vmap(jax.random.PRNGKey)(game_indices), env_params)
+    obs, state = jax.vmap(env.reset, in_axes=(0, None))(
+        jax.vmap(jax.random.PRNGKey)(game_indices), env_params
+    )
     game_keys = jax.vmap(jax.random.fold_in, in_axes=(None, 0))(policy_key, game_indices)
     batch = game_indices.shape[0]
 
     def step_with_facts(env_keys, state, action):
         next_obs, next_state, reward, done, info = jax.vmap(env.step, in_axes=(0, 0, 0, None))(
-            env_keys, state, action, env_params)
-        return next_obs, next_state, done, jax.vmap(step_facts)(state, action, next_state, reward, done, info)
+            env_keys, state, action, env_params
+        )
+        return (
+            next_obs,
+            next_state,
+            done,
+            jax.vmap(step_facts)(state, action, next_state, reward, done, info),
+        )
 
     def one_step(carry):
         t, obs, state, live, totals = carry
@@ -152,7 +196,9 @@ def play_batch(game_indices, policy_key, params, max_steps, *, env, network, mod
         action = _choose(mode, network, params, obs, mask, keys[:, 0])
         next_obs, next_state, done, facts = step_with_facts(keys[:, 1], state, action)
         totals = _add_step(totals, facts, live)
-        keep = lambda old, new: jnp.where(live.reshape(live.shape + (1,) * (new.ndim - 1)), new, old)  # noqa: E731
+        keep = lambda old, new: jnp.where(
+            live.reshape(live.shape + (1,) * (new.ndim - 1)), new, old
+        )
         state = jax.tree_util.tree_map(keep, state, next_state)
         return t + 1, keep(obs, next_obs), state, live & ~done, totals
 
@@ -175,7 +221,7 @@ class Policy:
     label: str
     network: Any = None
     params: Any = None
-    source: Optional[str] = None
+    source: str | None = None
     config: dict = field(default_factory=dict)
 
     @property
@@ -183,8 +229,17 @@ class Policy:
         return self.network is None
 
 
-def play_games(env, policy: Policy, mode: str, *, episodes: int = DEFAULT_EPISODES, first_game: int = 0,
-               max_steps: int = DEFAULT_MAX_STEPS, batch: int = DEFAULT_BATCH, seed: int = 0) -> dict:
+def play_games(
+    env,
+    policy: Policy,
+    mode: str,
+    *,
+    episodes: int = DEFAULT_EPISODES,
+    first_game: int = 0,
+    max_steps: int = DEFAULT_MAX_STEPS,
+    batch: int = DEFAULT_BATCH,
+    seed: int = 0,
+) -> dict:
     """Play games `first_game .. first_game + episodes - 1`; per-game numpy arrays (see `play_batch`).
 
     The last batch is padded to the batch size (padding games are dropped)
@@ -194,31 +249,51 @@ def play_games(env, policy: Policy, mode: str, *, episodes: int = DEFAULT_EPISOD
     check_settings(mode, episodes=episodes, first_game=first_game, max_steps=max_steps, batch=batch)
     batch = min(batch, episodes)
     indices = np.arange(first_game, first_game + episodes, dtype=np.int64)
-    padded = np.concatenate([indices, np.full((-len(indices)) % batch, indices[-1])]).astype(np.int32)
+    padded = np.concatenate([indices, np.full((-len(indices)) % batch, indices[-1])]).astype(
+        np.int32
+    )
     policy_key = jax.random.PRNGKey(seed)
     params = None if policy.is_random else jax.device_get(policy.params)
-    parts = [jax.device_get(play_batch(padded[start:start + batch], policy_key, params, jnp.int32(max_steps),
-                                       env=env, network=policy.network, mode=mode))
-             for start in range(0, len(padded), batch)]
+    parts = [
+        jax.device_get(
+            play_batch(
+                padded[start : start + batch],
+                policy_key,
+                params,
+                jnp.int32(max_steps),
+                env=env,
+                network=policy.network,
+                mode=mode,
+            )
+        )
+        for start in range(0, len(padded), batch)
+    ]
     games = {name: np.concatenate([p[name] for p in parts])[:episodes] for name in parts[0]}
     games["game_index"] = indices
     return games
 
 
-def check_settings(mode: str, *, episodes: int, first_game: int, max_steps: int, batch: int) -> None:
+def check_settings(
+    mode: str, *, episodes: int, first_game: int, max_steps: int, batch: int
+) -> None:
     if mode not in (*MODES, RANDOM):
-        raise EvaluationError(f"unknown policy mode {mode!r}: use one of {', '.join(MODES)} "
-                              f"(or the policy name {RANDOM!r})")
+        raise EvaluationError(
+            f"unknown policy mode {mode!r}: use one of {', '.join(MODES)} "
+            f"(or the policy name {RANDOM!r})"
+        )
     for name, value in (("episodes", episodes), ("max_steps", max_steps), ("batch", batch)):
         if value < 1:
             raise EvaluationError(f"{name} must be at least 1, got {value}")
     if first_game < 0 or first_game + episodes - 1 > MAX_GAME_INDEX:
-        raise EvaluationError(f"game indices {first_game}..{first_game + episodes - 1} must lie in 0..{MAX_GAME_INDEX}")
+        raise EvaluationError(
+            f"game indices {first_game}..{first_game + episodes - 1} must lie in 0..{MAX_GAME_INDEX}"
+        )
 
 
 # -------------------------------------------------------------------- summaries
 
-def _share(part, whole) -> Optional[float]:
+
+def _share(part, whole) -> float | None:
     return float(part) / float(whole) if whole else None
 
 
@@ -244,7 +319,9 @@ def summarize(games: dict) -> dict:
         "siphons_per_episode": siphons / n,
         "siphon_use_rate": float(np.mean(games["siphons"] > 0)),
         "siphon_suboptimal_share": _share(games["siphons_suboptimal"].sum(), siphons),
-        "siphon_missed_resources_per_siphon": _share(games["siphon_missed_resources"].sum(), siphons),
+        "siphon_missed_resources_per_siphon": _share(
+            games["siphon_missed_resources"].sum(), siphons
+        ),
         "siphon_empty_share": _share(games["siphons_empty"].sum(), siphons),
         "siphon_points_per_episode": float(games["siphon_points"].sum() / n),
         "siphon_programs_per_episode": float(games["siphon_programs"].sum() / n),
@@ -252,10 +329,17 @@ def summarize(games: dict) -> dict:
         "kills_per_episode": float(games["kills"].sum() / n),
         "programs_per_episode": float(uses.sum() / n),
         "program_use_rate": float(np.mean(uses.sum(1) > 0)),
-        "program_uses_per_episode": {name: float(uses[:, p].sum() / n) for p, name in enumerate(PROGRAM_NAMES)},
-        "program_episode_share": {name: float(np.mean(uses[:, p] > 0)) for p, name in enumerate(PROGRAM_NAMES)},
-        "reset_uses": {"at_1_hp": int(resets[1]), "at_2_hp": int(resets[2]),
-                       "at_other_hp": int(resets.sum() - resets[1] - resets[2])},
+        "program_uses_per_episode": {
+            name: float(uses[:, p].sum() / n) for p, name in enumerate(PROGRAM_NAMES)
+        },
+        "program_episode_share": {
+            name: float(np.mean(uses[:, p] > 0)) for p, name in enumerate(PROGRAM_NAMES)
+        },
+        "reset_uses": {
+            "at_1_hp": int(resets[1]),
+            "at_2_hp": int(resets[2]),
+            "at_other_hp": int(resets.sum() - resets[1] - resets[2]),
+        },
         "invalid_actions": int(games["invalid_actions"].sum()),
     }
 
@@ -264,7 +348,7 @@ def summarize(games: dict) -> dict:
 class Result:
     label: str
     mode: str
-    source: Optional[str]
+    source: str | None
     summary: dict
     seconds: float
     games: dict = field(repr=False, default_factory=dict)
@@ -277,11 +361,18 @@ class Result:
 def evaluate_policy(env, policy: Policy, mode: str, **settings) -> Result:
     start = time.perf_counter()
     games = play_games(env, policy, mode, **settings)
-    return Result(label=policy.label, mode=RANDOM if policy.is_random else mode, source=policy.source,
-                  summary=summarize(games), seconds=time.perf_counter() - start, games=games)
+    return Result(
+        label=policy.label,
+        mode=RANDOM if policy.is_random else mode,
+        source=policy.source,
+        summary=summarize(games),
+        seconds=time.perf_counter() - start,
+        games=games,
+    )
 
 
 # ------------------------------------------------------------ loading policies
+
 
 def load_policy_spec(text: str, *, checkpoint_dir: Path | str = "checkpoints") -> Policy:
     """`random`, `latest`, a `.npz`, a `.pkl` or a run directory -> a `Policy`."""
@@ -296,11 +387,17 @@ def load_policy_spec(text: str, *, checkpoint_dir: Path | str = "checkpoints") -
         raise EvaluationError(str(error)) from error
     source = stored.source
     label = f"{source.parent.name}/{source.stem}" if source.parent.name else source.stem
-    return Policy(label=label, network=stored.network, params=stored.params, source=str(source),
-                  config=stored.config)
+    return Policy(
+        label=label,
+        network=stored.network,
+        params=stored.params,
+        source=str(source),
+        config=stored.config,
+    )
 
 
 # ---------------------------------------------------------------- presenting
+
 
 def _fmt(value, digits: int = 2) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
@@ -322,9 +419,13 @@ def table_rows(results: list[Result]) -> list[tuple[str, list[str]]]:
         ("stage-1 exit rate", [_fmt(x["stage1_exit_rate"], 3) for x in s]),
         ("win rate", [_fmt(x["win_rate"], 3) for x in s]),
     ]
-    rows += [(f"  final stage {k}", [_fmt(x["final_stage_histogram"][k]) for x in s])
-             for k in s[0]["final_stage_histogram"]]
-    rows += [(f"  ended: {name.replace('_', ' ')}", [_fmt(x["ends"][name]) for x in s]) for name in ENDS]
+    rows += [
+        (f"  final stage {k}", [_fmt(x["final_stage_histogram"][k]) for x in s])
+        for k in s[0]["final_stage_histogram"]
+    ]
+    rows += [
+        (f"  ended: {name.replace('_', ' ')}", [_fmt(x["ends"][name]) for x in s]) for name in ENDS
+    ]
     rows += [
         ("siphons / episode", [_fmt(x["siphons_per_episode"]) for x in s]),
         ("  episodes with a siphon", [_fmt(x["siphon_use_rate"], 3) for x in s]),
@@ -338,8 +439,13 @@ def table_rows(results: list[Result]) -> list[tuple[str, list[str]]]:
         ("programs / episode", [_fmt(x["programs_per_episode"]) for x in s]),
         ("  episodes with a program", [_fmt(x["program_use_rate"], 3) for x in s]),
     ]
-    used = [name for name in PROGRAM_NAMES if any(x["program_uses_per_episode"][name] > 0 for x in s)]
-    rows += [(f"  {name} / episode", [_fmt(x["program_uses_per_episode"][name], 3) for x in s]) for name in used]
+    used = [
+        name for name in PROGRAM_NAMES if any(x["program_uses_per_episode"][name] > 0 for x in s)
+    ]
+    rows += [
+        (f"  {name} / episode", [_fmt(x["program_uses_per_episode"][name], 3) for x in s])
+        for name in used
+    ]
     rows += [
         ("  RESET at 1 HP", [_fmt(x["reset_uses"]["at_1_hp"]) for x in s]),
         ("  RESET at 2 HP", [_fmt(x["reset_uses"]["at_2_hp"]) for x in s]),
@@ -369,8 +475,16 @@ def report(results: list[Result], settings: dict) -> dict:
     return {
         "settings": settings,
         "game_seeds": [int(x) for x in first["game_seed"]],
-        "results": [{"label": r.label, "mode": r.mode, "source": r.source, "seconds": r.seconds,
-                     "summary": r.summary} for r in results],
+        "results": [
+            {
+                "label": r.label,
+                "mode": r.mode,
+                "source": r.source,
+                "seconds": r.seconds,
+                "summary": r.summary,
+            }
+            for r in results
+        ],
     }
 
 
@@ -388,27 +502,56 @@ def write_png(results: list[Result], path: Path) -> Path:
     def bars(ax, groups, values_of, title, ylabel, rotate=False):
         x = np.arange(len(groups))
         for i, r in enumerate(results):
-            ax.bar(x + (i - (len(results) - 1) / 2) * width, values_of(r.summary), width,
-                   label=r.name, color=colours[i % len(colours)])
+            ax.bar(
+                x + (i - (len(results) - 1) / 2) * width,
+                values_of(r.summary),
+                width,
+                label=r.name,
+                color=colours[i % len(colours)],
+            )
         ax.set_xticks(x, groups, rotation=60 if rotate else 0, ha="right" if rotate else "center")
         ax.set_title(title)
         ax.set_ylabel(ylabel)
         ax.grid(axis="y", alpha=0.3)
 
     stages = list(results[0].summary["final_stage_histogram"])
-    bars(axes[0, 0], stages, lambda s: [s["final_stage_histogram"][k] / s["episodes"] for k in stages],
-         "Final stage", "share of games")
+    bars(
+        axes[0, 0],
+        stages,
+        lambda s: [s["final_stage_histogram"][k] / s["episodes"] for k in stages],
+        "Final stage",
+        "share of games",
+    )
     axes[0, 0].set_xlabel("stage reached when the game ended")
-    bars(axes[0, 1], [e.replace("died_", "died: ").replace("_", " ") for e in ENDS],
-         lambda s: [s["ends"][e] / s["episodes"] for e in ENDS], "How games ended", "share of games")
-    bars(axes[1, 0], list(PROGRAM_NAMES),
-         lambda s: [s["program_uses_per_episode"][p] for p in PROGRAM_NAMES],
-         "Programs run", "uses per game", rotate=True)
-    siphon_rows = [("siphons\n/ game", "siphons_per_episode"), ("games with\na siphon", "siphon_use_rate"),
-                   ("suboptimal\nshare", "siphon_suboptimal_share"), ("empty\nshare", "siphon_empty_share"),
-                   ("programs gained\n/ game", "siphon_programs_per_episode")]
-    bars(axes[1, 1], [name for name, _ in siphon_rows],
-         lambda s: [s[key] or 0.0 for _, key in siphon_rows], "Siphons", "value")
+    bars(
+        axes[0, 1],
+        [e.replace("died_", "died: ").replace("_", " ") for e in ENDS],
+        lambda s: [s["ends"][e] / s["episodes"] for e in ENDS],
+        "How games ended",
+        "share of games",
+    )
+    bars(
+        axes[1, 0],
+        list(PROGRAM_NAMES),
+        lambda s: [s["program_uses_per_episode"][p] for p in PROGRAM_NAMES],
+        "Programs run",
+        "uses per game",
+        rotate=True,
+    )
+    siphon_rows = [
+        ("siphons\n/ game", "siphons_per_episode"),
+        ("games with\na siphon", "siphon_use_rate"),
+        ("suboptimal\nshare", "siphon_suboptimal_share"),
+        ("empty\nshare", "siphon_empty_share"),
+        ("programs gained\n/ game", "siphon_programs_per_episode"),
+    ]
+    bars(
+        axes[1, 1],
+        [name for name, _ in siphon_rows],
+        lambda s: [s[key] or 0.0 for _, key in siphon_rows],
+        "Siphons",
+        "value",
+    )
     axes[0, 0].legend(fontsize=9)
     n = results[0].summary["episodes"]
     fig.suptitle(f"Behaviour over {n:,} games (canonical start)")
@@ -422,20 +565,27 @@ def write_png(results: list[Result], path: Path) -> Path:
 # ------------------------------------------------------------- during training
 
 TRAINING_KEYS = {
-    "eval/num_episodes": "episodes", "eval/mean_episode_return": "mean_return",
-    "eval/median_episode_return": "median_return", "eval/mean_episode_length": "mean_length",
-    "eval/mean_final_stage": "mean_final_stage", "eval/stage1_exit_rate": "stage1_exit_rate",
-    "eval/win_rate": "win_rate", "eval/siphons_per_episode": "siphons_per_episode",
+    "eval/num_episodes": "episodes",
+    "eval/mean_episode_return": "mean_return",
+    "eval/median_episode_return": "median_return",
+    "eval/mean_episode_length": "mean_length",
+    "eval/mean_final_stage": "mean_final_stage",
+    "eval/stage1_exit_rate": "stage1_exit_rate",
+    "eval/win_rate": "win_rate",
+    "eval/siphons_per_episode": "siphons_per_episode",
     "eval/siphon_suboptimal_share": "siphon_suboptimal_share",
-    "eval/programs_per_episode": "programs_per_episode", "eval/program_use_rate": "program_use_rate",
+    "eval/programs_per_episode": "programs_per_episode",
+    "eval/program_use_rate": "program_use_rate",
 }
 
 
 def training_metrics(summary: dict, seconds: float) -> dict[str, float]:
     """The `eval/*` keys logged at each checkpoint (training.md §9.5)."""
     n = summary["episodes"]
-    metrics = {key: float("nan") if summary[name] is None else float(summary[name])
-               for key, name in TRAINING_KEYS.items()}
+    metrics = {
+        key: float("nan") if summary[name] is None else float(summary[name])
+        for key, name in TRAINING_KEYS.items()
+    }
     metrics.update({f"eval/end_{name}_rate": summary["ends"][name] / n for name in ENDS})
     metrics["eval/seconds"] = seconds
     return metrics
@@ -444,23 +594,44 @@ def training_metrics(summary: dict, seconds: float) -> dict[str, float]:
 class CheckpointEvaluation:
     """Plays the fixed evaluation games at each checkpoint; never raises (a failure is a warning)."""
 
-    def __init__(self, env, network, *, episodes: int, mode: str = "greedy",
-                 max_steps: int = DEFAULT_MAX_STEPS, seed: int = 0, say: Callable[..., Any] = print):
-        check_settings(mode, episodes=episodes, first_game=0, max_steps=max_steps, batch=DEFAULT_BATCH)
+    def __init__(
+        self,
+        env,
+        network,
+        *,
+        episodes: int,
+        mode: str = "greedy",
+        max_steps: int = DEFAULT_MAX_STEPS,
+        seed: int = 0,
+        say: Callable[..., Any] = print,
+    ):
+        check_settings(
+            mode, episodes=episodes, first_game=0, max_steps=max_steps, batch=DEFAULT_BATCH
+        )
         self.env, self.network, self.mode = env, network, mode
-        self.settings = dict(episodes=episodes, max_steps=max_steps, batch=min(episodes, DEFAULT_BATCH), seed=seed)
+        self.settings = dict(
+            episodes=episodes, max_steps=max_steps, batch=min(episodes, DEFAULT_BATCH), seed=seed
+        )
         self.say = say
 
-    def run(self, update: int, params) -> Optional[dict[str, float]]:
+    def run(self, update: int, params) -> dict[str, float] | None:
         try:
-            result = evaluate_policy(self.env, Policy(label="training", network=self.network, params=params),
-                                     self.mode, **self.settings)
-        except Exception as error:  # noqa: BLE001 - an evaluation must never stop training
-            self.say(f"WARNING: behaviour evaluation at update {update} failed ({type(error).__name__}: {error})")
+            result = evaluate_policy(
+                self.env,
+                Policy(label="training", network=self.network, params=params),
+                self.mode,
+                **self.settings,
+            )
+        except Exception as error:
+            self.say(
+                f"WARNING: behaviour evaluation at update {update} failed ({type(error).__name__}: {error})"
+            )
             return None
         s = result.summary
-        self.say(f"Eval ({self.mode}, {s['episodes']} games, {result.seconds:.1f} s): return {s['mean_return']:.2f}, "
-                 f"length {s['mean_length']:.1f}, stage {s['mean_final_stage']:.2f}, exit rate "
-                 f"{s['stage1_exit_rate']:.3f}, wins {s['ends']['won']}, unfinished {s['unfinished']}, "
-                 f"siphons {s['siphons_per_episode']:.2f}/game, programs {s['programs_per_episode']:.2f}/game")
+        self.say(
+            f"Eval ({self.mode}, {s['episodes']} games, {result.seconds:.1f} s): return {s['mean_return']:.2f}, "
+            f"length {s['mean_length']:.1f}, stage {s['mean_final_stage']:.2f}, exit rate "
+            f"{s['stage1_exit_rate']:.3f}, wins {s['ends']['won']}, unfinished {s['unfinished']}, "
+            f"siphons {s['siphons_per_episode']:.2f}/game, programs {s['programs_per_episode']:.2f}/game"
+        )
         return training_metrics(s, result.seconds)

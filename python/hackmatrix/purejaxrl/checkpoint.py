@@ -15,9 +15,10 @@ import io
 import os
 import pickle
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any
 
 import jax
 import numpy as np
@@ -27,8 +28,16 @@ from .metrics import wandb_run_id
 from .network import NUM_ACTIONS, OBS_SIZE, network_for_params
 
 FORMAT_VERSION = 1
-REQUIRED_KEYS = ("format_version", "step", "params", "opt_state", "rng", "config",
-                 "metrics", "last_logged_step")
+REQUIRED_KEYS = (
+    "format_version",
+    "step",
+    "params",
+    "opt_state",
+    "rng",
+    "config",
+    "metrics",
+    "last_logged_step",
+)
 _CHECKPOINT_RE = re.compile(r"^checkpoint_(\d+)\.pkl$")
 
 
@@ -37,6 +46,7 @@ class CheckpointError(ValueError):
 
 
 # ------------------------------------------------------------------ file writes
+
 
 def atomic_write(path: Path, write: Callable[[io.BufferedWriter], None]) -> Path:
     """Write `path` via `write(file)` into a temp file, fsync, then rename over it."""
@@ -77,9 +87,18 @@ def _host(tree):
     return to_host(tree)
 
 
-def save_checkpoint(run_dir: Path, step: int, runner, config: dict, *, metrics: dict,
-                    metrics_history: list, last_logged_step: int, timesteps: int = 0,
-                    include_env_state: bool = True) -> tuple[Path, Path]:
+def save_checkpoint(
+    run_dir: Path,
+    step: int,
+    runner,
+    config: dict,
+    *,
+    metrics: dict,
+    metrics_history: list,
+    last_logged_step: int,
+    timesteps: int = 0,
+    include_env_state: bool = True,
+) -> tuple[Path, Path]:
     """Write `checkpoint_{step}.pkl` and `params_{step}.npz`; return both paths.
 
     The pickle holds plain numpy trees: params, Adam state, the runner RNG
@@ -114,13 +133,16 @@ def save_checkpoint(run_dir: Path, step: int, runner, config: dict, *, metrics: 
             # None unless the run trains on --reward-weights
             "weighted_episode_return": _host(getattr(runner, "weighted_episode_return", None)),
         }
-    pkl = atomic_write(run_dir / f"checkpoint_{step}.pkl",
-                       lambda f: pickle.dump(payload, f, protocol=pickle.HIGHEST_PROTOCOL))
+    pkl = atomic_write(
+        run_dir / f"checkpoint_{step}.pkl",
+        lambda f: pickle.dump(payload, f, protocol=pickle.HIGHEST_PROTOCOL),
+    )
     npz = save_params_npz(run_dir / f"params_{step}.npz", train_state.params)
     return pkl, npz
 
 
 # ----------------------------------------------------------------------- loading
+
 
 def load_checkpoint(path: Path) -> dict:
     """Read and sanity-check a checkpoint pickle; errors name the file."""
@@ -130,16 +152,20 @@ def load_checkpoint(path: Path) -> dict:
     try:
         with open(path, "rb") as f:
             payload = pickle.load(f)
-    except Exception as error:  # noqa: BLE001 - truncated/corrupt files raise many types
-        raise CheckpointError(f"checkpoint {path}: unreadable or truncated ({type(error).__name__}: {error})") from error
+    except Exception as error:
+        raise CheckpointError(
+            f"checkpoint {path}: unreadable or truncated ({type(error).__name__}: {error})"
+        ) from error
     if not isinstance(payload, dict):
         raise CheckpointError(f"checkpoint {path}: expected a dict, found {type(payload).__name__}")
     missing = [k for k in REQUIRED_KEYS if k not in payload]
     if missing:
         raise CheckpointError(f"checkpoint {path}: missing fields {missing}")
     if payload["format_version"] != FORMAT_VERSION:
-        raise CheckpointError(f"checkpoint {path}: format version {payload['format_version']}, "
-                              f"this trainer reads {FORMAT_VERSION}")
+        raise CheckpointError(
+            f"checkpoint {path}: format version {payload['format_version']}, "
+            f"this trainer reads {FORMAT_VERSION}"
+        )
     return payload
 
 
@@ -148,22 +174,30 @@ def _match_tree(path: Path, what: str, template, stored):
     t_leaves, t_def = jax.tree_util.tree_flatten_with_path(template)
     try:
         s_leaves = jax.tree_util.tree_leaves(stored)
-    except Exception as error:  # noqa: BLE001
-        raise CheckpointError(f"checkpoint {path}: {what} is not a readable tree ({error})") from error
+    except Exception as error:
+        raise CheckpointError(
+            f"checkpoint {path}: {what} is not a readable tree ({error})"
+        ) from error
     if len(s_leaves) != len(t_leaves):
-        raise CheckpointError(f"checkpoint {path}: {what} has {len(s_leaves)} arrays, "
-                              f"the current model expects {len(t_leaves)}")
+        raise CheckpointError(
+            f"checkpoint {path}: {what} has {len(s_leaves)} arrays, "
+            f"the current model expects {len(t_leaves)}"
+        )
     for (key_path, t), s in zip(t_leaves, s_leaves):
         if np.shape(s) != np.shape(t):
             name = jax.tree_util.keystr(key_path)
-            raise CheckpointError(f"checkpoint {path}: {what}{name} has shape {np.shape(s)}, "
-                                  f"the current config expects {np.shape(t)}")
-    return jax.tree_util.tree_unflatten(t_def, [np.asarray(s, dtype=np.asarray(t).dtype)
-                                                for s, (_, t) in zip(s_leaves, t_leaves)])
+            raise CheckpointError(
+                f"checkpoint {path}: {what}{name} has shape {np.shape(s)}, "
+                f"the current config expects {np.shape(t)}"
+            )
+    return jax.tree_util.tree_unflatten(
+        t_def, [np.asarray(s, dtype=np.asarray(t).dtype) for s, (_, t) in zip(s_leaves, t_leaves)]
+    )
 
 
-def restore_runner(path: Path, payload: dict, template, *, reset_optimizer: bool = False,
-                   restore_env: bool = True):
+def restore_runner(
+    path: Path, payload: dict, template, *, reset_optimizer: bool = False, restore_env: bool = True
+):
     """Fill a freshly initialised runner state from a checkpoint payload.
 
     Params always come from the checkpoint; Adam state unless
@@ -174,13 +208,17 @@ def restore_runner(path: Path, payload: dict, template, *, reset_optimizer: bool
     params = _match_tree(path, "params", template.train_state.params, payload["params"])
     train_state = template.train_state.replace(params=params)
     if not reset_optimizer:
-        opt_state = _match_tree(path, "opt_state", template.train_state.opt_state,
-                                payload["opt_state"])
-        train_state = train_state.replace(opt_state=opt_state,
-                                          step=payload.get("optimizer_step", 0))
+        opt_state = _match_tree(
+            path, "opt_state", template.train_state.opt_state, payload["opt_state"]
+        )
+        train_state = train_state.replace(
+            opt_state=opt_state, step=payload.get("optimizer_step", 0)
+        )
     rng = np.asarray(payload["rng"])
     if rng.shape != np.shape(template.rng):
-        raise CheckpointError(f"checkpoint {path}: rng has shape {rng.shape}, expected {np.shape(template.rng)}")
+        raise CheckpointError(
+            f"checkpoint {path}: rng has shape {rng.shape}, expected {np.shape(template.rng)}"
+        )
     runner = template._replace(train_state=train_state, rng=rng.astype(np.uint32))
 
     env_batch = payload.get("env_batch")
@@ -189,17 +227,24 @@ def restore_runner(path: Path, payload: dict, template, *, reset_optimizer: bool
     if np.shape(env_batch["obs"]) != np.shape(template.obs):
         return runner, False
     env_state = _match_tree(path, "env_state", template.env_state, env_batch["env_state_leaves"])
-    runner = runner._replace(env_state=env_state, obs=env_batch["obs"],
-                             episode_return=env_batch["episode_return"],
-                             episode_length=env_batch["episode_length"])
+    runner = runner._replace(
+        env_state=env_state,
+        obs=env_batch["obs"],
+        episode_return=env_batch["episode_return"],
+        episode_length=env_batch["episode_length"],
+    )
     # The weighted accumulator continues only if both runs weigh rewards (else it starts at 0).
     stored_weighted = env_batch.get("weighted_episode_return")
-    if stored_weighted is not None and getattr(template, "weighted_episode_return", None) is not None:
+    if (
+        stored_weighted is not None
+        and getattr(template, "weighted_episode_return", None) is not None
+    ):
         runner = runner._replace(weighted_episode_return=stored_weighted)
     return runner, True
 
 
 # ----------------------------------------------------------- resolving a resume
+
 
 def checkpoints_in(run_dir: Path) -> list[tuple[int, Path]]:
     found = []
@@ -231,16 +276,18 @@ def latest_run_checkpoint(checkpoint_dir: Path, flag: str = "--latest") -> Path:
     return latest_checkpoint(max(runs, key=lambda d: d.stat().st_mtime))
 
 
-def resolve_resume(value: Optional[str], resume_run: Optional[str], checkpoint_dir: Path,
-                   latest_marker: str) -> Optional[Path]:
+def resolve_resume(
+    value: str | None, resume_run: str | None, checkpoint_dir: Path, latest_marker: str
+) -> Path | None:
     """Turn `--resume` / `--resume-run` into a checkpoint file path (§4.4), or None."""
     checkpoint_dir = Path(checkpoint_dir)
     if resume_run is not None:
         for run_dir in _run_dirs(checkpoint_dir):
             if resume_run in (run_dir.name, wandb_run_id(run_dir.name)):
                 return latest_checkpoint(run_dir)
-        raise CheckpointError(f"--resume-run {resume_run}: no run with that name or W&B id "
-                              f"under {checkpoint_dir}")
+        raise CheckpointError(
+            f"--resume-run {resume_run}: no run with that name or W&B id under {checkpoint_dir}"
+        )
     if value is None:
         return None
     if value == latest_marker:
@@ -252,12 +299,15 @@ def resolve_resume(value: Optional[str], resume_run: Optional[str], checkpoint_d
         return latest_checkpoint(path)
     if (checkpoint_dir / value).is_dir():
         return latest_checkpoint(checkpoint_dir / value)
-    raise CheckpointError(f"--resume {value}: no such checkpoint file, run directory, "
-                          f"or run name under {checkpoint_dir}")
+    raise CheckpointError(
+        f"--resume {value}: no such checkpoint file, run directory, "
+        f"or run name under {checkpoint_dir}"
+    )
 
 
-def next_run_name(checkpoint_dir: Path, suffix: Optional[str] = None,
-                  today: Optional[datetime.date] = None) -> str:
+def next_run_name(
+    checkpoint_dir: Path, suffix: str | None = None, today: datetime.date | None = None
+) -> str:
     """`hackmatrix-jax-{mon}{dd}-{yy}-{N}[-{suffix}]` with N one above today's highest."""
     today = today or datetime.date.today()
     prefix = f"hackmatrix-jax-{today.strftime('%b').lower()}{today.day:02d}-{today.year % 100:02d}-"
@@ -279,11 +329,13 @@ def load_params(path: Path) -> Any:
     if path.suffix == ".pkl":
         return load_checkpoint(path)["params"]
     if path.suffix != ".npz" or not path.is_file():
-        raise CheckpointError(f"parameters {path}: expected an existing .pkl, .npz or run directory")
+        raise CheckpointError(
+            f"parameters {path}: expected an existing .pkl, .npz or run directory"
+        )
     try:
         with np.load(path) as data:
             flat = {k: data[k] for k in data.files}
-    except Exception as error:  # noqa: BLE001
+    except Exception as error:
         raise CheckpointError(f"parameters {path}: unreadable ({error})") from error
     tree: dict = {}
     for dotted, value in flat.items():
@@ -296,6 +348,7 @@ def load_params(path: Path) -> Any:
 
 
 # ------------------------------------------------------- a trained policy from a path
+
 
 @dataclass(frozen=True)
 class StoredPolicy:
@@ -315,7 +368,9 @@ def _params_path(path: Path) -> Path:
     if not path.exists():
         raise CheckpointError(f"{path}: no such file or run directory")
     if path.suffix not in (".pkl", ".npz"):
-        raise CheckpointError(f"{path}: expected a checkpoint_*.pkl, a *.npz parameters file or a run directory")
+        raise CheckpointError(
+            f"{path}: expected a checkpoint_*.pkl, a *.npz parameters file or a run directory"
+        )
     return path
 
 
@@ -358,7 +413,9 @@ def load_policy(path: Path) -> StoredPolicy:
         network = network_for_params(params, config)
     except ValueError as error:
         raise CheckpointError(f"parameters {source}: {error}") from error
-    shapes = jax.eval_shape(network.init, jax.random.PRNGKey(0), np.zeros((1, OBS_SIZE), np.float32))
+    shapes = jax.eval_shape(
+        network.init, jax.random.PRNGKey(0), np.zeros((1, OBS_SIZE), np.float32)
+    )
     template = jax.tree_util.tree_map(lambda s: np.zeros(s.shape, s.dtype), shapes)
     params = _match_tree(source, "params", template, params)
     return StoredPolicy(network=network, params=params, source=source, config=config)

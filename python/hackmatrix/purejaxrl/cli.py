@@ -13,16 +13,30 @@ import signal
 import sys
 import time
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Optional, Sequence
 
 from . import config as cfg
 from . import curriculum_flags
-from .checkpoint import (CheckpointError, load_checkpoint, next_run_name, resolve_resume,
-                         restore_runner, save_checkpoint, save_params_npz)
-from .device import (agree_across_processes, describe_devices, enable_compilation_cache,
-                     initialize_multi_host, peer_failure_message, sync_processes, to_host)
+from .checkpoint import (
+    CheckpointError,
+    load_checkpoint,
+    next_run_name,
+    resolve_resume,
+    restore_runner,
+    save_checkpoint,
+    save_params_npz,
+)
 from .console import Progress, chunk_line, grouped_table, run_summary, warning_line
+from .device import (
+    agree_across_processes,
+    describe_devices,
+    enable_compilation_cache,
+    initialize_multi_host,
+    peer_failure_message,
+    sync_processes,
+    to_host,
+)
 from .health import HealthMonitor
 from .metrics import MetricsLogger, add_progress, aggregate_chunk, git_commit, read_metrics_file
 
@@ -31,7 +45,7 @@ class StopRequest:
     """Turns SIGINT/SIGTERM into a flag checked between chunks (jit calls cannot be interrupted)."""
 
     def __init__(self):
-        self.signal_name: Optional[str] = None
+        self.signal_name: str | None = None
         self._previous = {}
 
     def install(self):
@@ -46,7 +60,9 @@ class StopRequest:
         if self.signal_name is not None:  # a second Ctrl+C while saving: give up at once
             raise KeyboardInterrupt
         self.signal_name = signal.Signals(signum).name
-        print(f"\n{self.signal_name} received: saving after the current chunk finishes...", flush=True)
+        print(
+            f"\n{self.signal_name} received: saving after the current chunk finishes...", flush=True
+        )
 
 
 def print_autoscale(report: cfg.AutoScaleReport, lr: float) -> None:
@@ -55,22 +71,36 @@ def print_autoscale(report: cfg.AutoScaleReport, lr: float) -> None:
     print(f"Auto-scaling for batch size {report.batch_size:,} (scale factor {report.scale}):")
     for key in ("num_minibatches", "minibatch_size", "update_epochs", "gradient_steps"):
         print(f"  {key:16s} {report.before[key]:>8,} -> {report.after[key]:,}")
-    print(f"  LR hint: lr x gradient_steps ~ {cfg.LR_STEPS_PRODUCT:g} suggests --lr {report.lr_hint:.3g} "
-          f"(current {lr:g}; never changed automatically)")
+    print(
+        f"  LR hint: lr x gradient_steps ~ {cfg.LR_STEPS_PRODUCT:g} suggests --lr {report.lr_hint:.3g} "
+        f"(current {lr:g}; never changed automatically)"
+    )
 
 
 def print_config_table(config: cfg.TrainConfig) -> None:
     rows = [
-        ("num_envs", config.num_envs), ("num_steps", config.num_steps),
+        ("num_envs", config.num_envs),
+        ("num_steps", config.num_steps),
         ("total_timesteps", cfg.format_count(config.total_timesteps)),
-        ("num_updates", config.num_updates), ("batch_size", config.batch_size),
-        ("num_minibatches", config.num_minibatches), ("minibatch_size", config.minibatch_size),
-        ("update_epochs", config.update_epochs), ("gradient_steps", config.gradient_steps),
-        ("learning_rate", config.lr), ("gamma", config.gamma), ("gae_lambda", config.gae_lambda),
-        ("clip_eps", config.clip_eps), ("vf_coef", config.vf_coef), ("ent_coef", config.ent_coef),
-        ("max_grad_norm", config.max_grad_norm), ("hidden_dim", config.hidden_dim),
-        ("num_layers", config.num_layers), ("log_interval (chunk)", config.log_interval),
-        ("bf16", config.bf16), ("seed", config.seed), ("network", config.network),
+        ("num_updates", config.num_updates),
+        ("batch_size", config.batch_size),
+        ("num_minibatches", config.num_minibatches),
+        ("minibatch_size", config.minibatch_size),
+        ("update_epochs", config.update_epochs),
+        ("gradient_steps", config.gradient_steps),
+        ("learning_rate", config.lr),
+        ("gamma", config.gamma),
+        ("gae_lambda", config.gae_lambda),
+        ("clip_eps", config.clip_eps),
+        ("vf_coef", config.vf_coef),
+        ("ent_coef", config.ent_coef),
+        ("max_grad_norm", config.max_grad_norm),
+        ("hidden_dim", config.hidden_dim),
+        ("num_layers", config.num_layers),
+        ("log_interval (chunk)", config.log_interval),
+        ("bf16", config.bf16),
+        ("seed", config.seed),
+        ("network", config.network),
         ("reward_weights", cfg.format_reward_weights(config.reward_weights)),
     ]
     lines = [f" {name:<22} {value!s:>14} " for name, value in rows]
@@ -89,7 +119,7 @@ def load_env(module_name: str):
     return importlib.import_module(module_name)
 
 
-def main(argv: Optional[Sequence[str]] = None, env=None) -> int:
+def main(argv: Sequence[str] | None = None, env=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = cfg.build_parser().parse_args(argv)
     explicit = cfg.explicit_flags(argv)
@@ -98,7 +128,7 @@ def main(argv: Optional[Sequence[str]] = None, env=None) -> int:
     except (ValueError, CheckpointError, FileExistsError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    except Exception as error:  # noqa: BLE001 - only a failed multi-host collective is handled here
+    except Exception as error:
         message = peer_failure_message(error)
         if message is None:
             raise
@@ -117,10 +147,13 @@ def _train(args, explicit, env) -> int:
     resume_path = resolve_resume(args.resume, args.resume_run, checkpoint_dir, cfg.RESUME_LATEST)
     payload = load_checkpoint(resume_path) if resume_path else None
 
-    if args.multi_host or any(value is not None for value in (
-            args.coordinator_address, args.num_processes, args.process_id)):
-        initialize_multi_host(args.coordinator_address, args.num_processes, args.process_id,
-                              args.distributed_timeout)
+    if args.multi_host or any(
+        value is not None
+        for value in (args.coordinator_address, args.num_processes, args.process_id)
+    ):
+        initialize_multi_host(
+            args.coordinator_address, args.num_processes, args.process_id, args.distributed_timeout
+        )
     cache_dir = enable_compilation_cache()
     import jax
 
@@ -130,11 +163,16 @@ def _train(args, explicit, env) -> int:
     env = env if env is not None else load_env(args.env_module)
     cfg.check_reward_weight_names(config.reward_weights, env.REWARD_COMPONENT_NAMES)
     # Curriculum starts (§1.7): a resume without --curriculum* flags continues the checkpoint's schedule.
-    curriculum_note = (curriculum_flags.inherit_from_checkpoint(config, payload["config"], explicit)
-                       if payload is not None else None)
+    curriculum_note = (
+        curriculum_flags.inherit_from_checkpoint(config, payload["config"], explicit)
+        if payload is not None
+        else None
+    )
     curriculum = curriculum_flags.resolve(config)
     if curriculum is not None:
-        curriculum_flags.env_params_for(env, curriculum, curriculum.p0)  # the game's own checks, before compiling
+        curriculum_flags.env_params_for(
+            env, curriculum, curriculum.p0
+        )  # the game's own checks, before compiling
 
     def chunk_env_args(update: int) -> tuple:
         """Extra train_chunk arguments: the env params at `update`'s curriculum probability (traced)."""
@@ -147,14 +185,17 @@ def _train(args, explicit, env) -> int:
     is_main = devices["process_index"] == 0
     say = print if is_main else (lambda *a, **k: None)
     say(f"Device: {devices['device_type']} ({devices['device_kind']})")
-    say(f"Device count: {devices['device_count']}"
-        + (f" over {devices['process_count']} hosts" if devices["process_count"] > 1 else ""))
+    say(
+        f"Device count: {devices['device_count']}"
+        + (f" over {devices['process_count']} hosts" if devices["process_count"] > 1 else "")
+    )
     say(f"Backend: {devices['backend']}")
     say(f"Compilation cache: {cache_dir}")
 
     if args.auto_tune:
-        for change in cfg.apply_device_tuning(config, devices["device_type"],
-                                              devices["device_count"], explicit):
+        for change in cfg.apply_device_tuning(
+            config, devices["device_type"], devices["device_count"], explicit
+        ):
             say(f"Auto-tune: {change}")
     budget_warning = cfg.enforce_minimum_budget(config)
     report = cfg.auto_scale_for_batch_size(config)
@@ -165,7 +206,11 @@ def _train(args, explicit, env) -> int:
     print_config_table(config) if is_main else None
     if curriculum_note:
         say(curriculum_note)
-    say(f"Curriculum: {curriculum.describe()}" if curriculum else "Curriculum: none (canonical starts)")
+    say(
+        f"Curriculum: {curriculum.describe()}"
+        if curriculum
+        else "Curriculum: none (canonical starts)"
+    )
 
     # ------------------------------------------------------------ run identity
     start_update, last_logged, timesteps, history = 0, -1, 0, []
@@ -178,17 +223,23 @@ def _train(args, explicit, env) -> int:
         history = list(payload.get("metrics_history", []))
         stored = payload["config"]
         if (stored.get("num_envs"), stored.get("num_steps")) != (config.num_envs, config.num_steps):
-            say(f"WARNING: batch shape changed from {stored.get('num_envs')}x{stored.get('num_steps')} "
+            say(
+                f"WARNING: batch shape changed from {stored.get('num_envs')}x{stored.get('num_steps')} "
                 f"to {config.num_envs}x{config.num_steps}; Adam moments were tuned to the old batch "
-                f"(consider --reset-optimizer or a fresh run)")
+                f"(consider --reset-optimizer or a fresh run)"
+            )
         if stored.get("reward_weights") != config.reward_weights:
-            say(f"Note: reward weights change from {cfg.format_reward_weights(stored.get('reward_weights'))} "
-                f"to {cfg.format_reward_weights(config.reward_weights)}")
-        stored = {"network": "mlp", **stored}   # checkpoints from before --network are mlp
+            say(
+                f"Note: reward weights change from {cfg.format_reward_weights(stored.get('reward_weights'))} "
+                f"to {cfg.format_reward_weights(config.reward_weights)}"
+            )
+        stored = {"network": "mlp", **stored}  # checkpoints from before --network are mlp
         for key in ("hidden_dim", "num_layers", "network"):
             if stored.get(key) != getattr(config, key):
-                raise CheckpointError(f"checkpoint {resume_path}: trained with {key}={stored.get(key)}, "
-                                      f"but this run asks for {getattr(config, key)}")
+                raise CheckpointError(
+                    f"checkpoint {resume_path}: trained with {key}={stored.get(key)}, "
+                    f"but this run asks for {getattr(config, key)}"
+                )
         say(f"Resuming run {run_name} from {resume_path.name} (update {start_update})")
     else:
         run_name = args.run_name or next_run_name(checkpoint_dir, args.run_suffix)
@@ -196,33 +247,50 @@ def _train(args, explicit, env) -> int:
             run_name = f"{run_name}-{args.run_suffix}"
         run_dir = checkpoint_dir / run_name
         if run_dir.exists() and any(run_dir.iterdir()):
-            raise FileExistsError(f"run directory {run_dir} already exists and is not empty; "
-                                  f"use --resume {run_dir} to continue it or pick another --run-name")
+            raise FileExistsError(
+                f"run directory {run_dir} already exists and is not empty; "
+                f"use --resume {run_dir} to continue it or pick another --run-name"
+            )
         say(f"Run name: {run_name}")
     remaining = config.num_updates - start_update
     if payload is not None:
         say(f"Updates: {start_update} done, {max(remaining, 0)} remaining of {config.num_updates}")
     if remaining <= 0:
-        say("Nothing left to train: the checkpoint already reached --total-timesteps "
-            "(give a larger total to extend the run)")
+        say(
+            "Nothing left to train: the checkpoint already reached --total-timesteps "
+            "(give a larger total to extend the run)"
+        )
         return 0
-    sync_processes("run directory checked")  # before process 0 creates it, or the others would refuse it
+    sync_processes(
+        "run directory checked"
+    )  # before process 0 creates it, or the others would refuse it
     if is_main:
         run_dir.mkdir(parents=True, exist_ok=True)
 
-    wandb_config = {**config.to_dict(), "batch_size": config.batch_size,
-                    "minibatch_size": config.minibatch_size, "num_updates": config.num_updates,
-                    "gradient_steps": config.gradient_steps,
-                    "device_type": devices["device_type"], "device_count": devices["device_count"],
-                    "backend": devices["backend"], "git_commit": git_commit()}
+    wandb_config = {
+        **config.to_dict(),
+        "batch_size": config.batch_size,
+        "minibatch_size": config.minibatch_size,
+        "num_updates": config.num_updates,
+        "gradient_steps": config.gradient_steps,
+        "device_type": devices["device_type"],
+        "device_count": devices["device_count"],
+        "backend": devices["backend"],
+        "git_commit": git_commit(),
+    }
     logger = None
     if is_main:
         logger = MetricsLogger(
-            run_dir, not args.no_wandb, project=args.project, entity=args.entity,
-            run_name=run_name, config=wandb_config,
+            run_dir,
+            not args.no_wandb,
+            project=args.project,
+            entity=args.entity,
+            run_name=run_name,
+            config=wandb_config,
             skip_through=-1 if args.rewind else last_logged,
             rewind_to=last_logged if (args.rewind and payload is not None) else None,
-            upload_artifacts=not args.no_artifact)
+            upload_artifacts=not args.no_artifact,
+        )
         say(f"W&B: {logger.url or ('off' if args.no_wandb else 'offline / unavailable')}")
     if args.save_interval is not None:
         say(f"Checkpoints: every {args.save_interval} updates -> {run_dir}")
@@ -246,15 +314,21 @@ def _train(args, explicit, env) -> int:
     if is_main and args.eval_episodes > 0:
         from .behaviour import CheckpointEvaluation
 
-        checkpoint_eval = CheckpointEvaluation(env, trainer.network, episodes=args.eval_episodes,
-                                               mode=args.eval_policy, say=say)
+        checkpoint_eval = CheckpointEvaluation(
+            env, trainer.network, episodes=args.eval_episodes, mode=args.eval_policy, say=say
+        )
     runner = trainer.init(jax.random.PRNGKey(config.seed))
     if payload is not None:
         runner, env_restored = restore_runner(
-            resume_path, payload, to_host(runner), reset_optimizer=args.reset_optimizer)
+            resume_path, payload, to_host(runner), reset_optimizer=args.reset_optimizer
+        )
         runner = place_runner_state(trainer, runner)
-        say("Restored params" + ("" if args.reset_optimizer else ", Adam state")
-            + ", RNG key" + (" and the env batch" if env_restored else "; environments start fresh"))
+        say(
+            "Restored params"
+            + ("" if args.reset_optimizer else ", Adam state")
+            + ", RNG key"
+            + (" and the env batch" if env_restored else "; environments start fresh")
+        )
 
     full_config = {**config.to_dict(), "run_name": run_name}
     stop = StopRequest()
@@ -268,9 +342,16 @@ def _train(args, explicit, env) -> int:
         host_runner = to_host(runner)  # on every process: the env batch is gathered from all
         if not is_main:
             return
-        pkl, npz = save_checkpoint(run_dir, update, host_runner, full_config, metrics=last_metrics,
-                                   metrics_history=history, last_logged_step=last_logged,
-                                   timesteps=timesteps)
+        pkl, npz = save_checkpoint(
+            run_dir,
+            update,
+            host_runner,
+            full_config,
+            metrics=last_metrics,
+            metrics_history=history,
+            last_logged_step=last_logged,
+            timesteps=timesteps,
+        )
         say(f"Saved {pkl.name} and {npz.name} ({reason})")
         logger.upload(pkl, f"checkpoint-{update}")
         if episode_gif is not None and with_extras:
@@ -289,11 +370,14 @@ def _train(args, explicit, env) -> int:
         for line in run_summary(records):
             say(line)
 
-    say("Compiling the training chunk (first call; can take minutes on an accelerator)...", flush=True)
+    say(
+        "Compiling the training chunk (first call; can take minutes on an accelerator)...",
+        flush=True,
+    )
     start_time = time.time()
     progress = Progress(config.num_updates, start_update)
     health = HealthMonitor()
-    health.prime(history)   # a resume continues the windows of the oscillation checks
+    health.prime(history)  # a resume continues the windows of the oscillation checks
     first_chunk = True
     warnings.filterwarnings("ignore", message="Some donated buffers were not usable")
     # Every process stops at the same chunk (see agree_across_processes).
@@ -309,10 +393,13 @@ def _train(args, explicit, env) -> int:
             timesteps += active * config.batch_size
             metrics = aggregate_chunk(per_update, active)
             if curriculum is not None:
-                metrics["curriculum/probability"] = curriculum.probability(update - active, config.num_updates)
+                metrics["curriculum/probability"] = curriculum.probability(
+                    update - active, config.num_updates
+                )
             rate = active / seconds
-            metrics = add_progress(metrics, update, timesteps, rate,
-                                   active * config.batch_size / seconds, first_chunk)
+            metrics = add_progress(
+                metrics, update, timesteps, rate, active * config.batch_size / seconds, first_chunk
+            )
             health_warnings = health.observe(update, metrics)
             metrics["health/active_warnings"] = float(len(health.active))
             last_metrics = metrics
@@ -324,7 +411,11 @@ def _train(args, explicit, env) -> int:
             for warning in health_warnings:
                 say(warning_line(warning), flush=True)
             if logger:
-                notes = {"health/warnings": [w.to_json() for w in health_warnings]} if health_warnings else None
+                notes = (
+                    {"health/warnings": [w.to_json() for w in health_warnings]}
+                    if health_warnings
+                    else None
+                )
                 logger.log(update, metrics, notes)
                 for warning in health_warnings:
                     logger.alert(f"HackMatrix {run_name}: {warning.check}", warning.text())
@@ -332,8 +423,11 @@ def _train(args, explicit, env) -> int:
             if first_chunk:
                 first_chunk = False
                 last_save_time = time.time()  # compile time does not count toward the first save
-            due = (update - last_save_update >= args.save_interval if args.save_interval is not None
-                   else time.time() - last_save_time >= args.save_interval_minutes * 60)
+            due = (
+                update - last_save_update >= args.save_interval
+                if args.save_interval is not None
+                else time.time() - last_save_time >= args.save_interval_minutes * 60
+            )
             stopping, due = agree_across_processes(stop.signal_name is not None, due)
             if due and update < config.num_updates:
                 save("scheduled")
@@ -355,9 +449,13 @@ def _train(args, explicit, env) -> int:
         if is_main:
             final = save_params_npz(run_dir / "final_params.npz", runner.train_state.params)
             logger.upload(final, "final-model")
-        say("Final metrics: " + ", ".join(
-            f"{name}: {last_metrics.get('train/' + name, float('nan')):.4f}"
-            for name in ("total_loss", "pg_loss", "vf_loss", "entropy", "mean_reward")))
+        say(
+            "Final metrics: "
+            + ", ".join(
+                f"{name}: {last_metrics.get('train/' + name, float('nan')):.4f}"
+                for name in ("total_loss", "pg_loss", "vf_loss", "entropy", "mean_reward")
+            )
+        )
         print_summary()
         say(f"Training completed in {time.time() - start_time:.1f} s")
         say(f"Training complete! Total timesteps: {timesteps:,}")

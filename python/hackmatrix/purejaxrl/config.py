@@ -9,7 +9,8 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import math
-from typing import Any, Optional, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from . import curriculum_flags
 
@@ -35,8 +36,8 @@ class TrainConfig:
     lr: float = 2.5e-4
     gamma: float = 0.99
     gae_lambda: float = 0.95
-    num_minibatches: Optional[int] = None
-    update_epochs: Optional[int] = None
+    num_minibatches: int | None = None
+    update_epochs: int | None = None
     clip_eps: float = 0.2
     vf_coef: float = 0.5
     ent_coef: float = 0.15
@@ -47,17 +48,17 @@ class TrainConfig:
     seed: int = 0
     bf16: bool = False
     # {component name: weight} for `--reward-weights`; None trains on the env's reward as is.
-    reward_weights: Optional[dict[str, float]] = None
-    network: str = "mlp"          # "mlp" or "grid" (training.md §2.3)
+    reward_weights: dict[str, float] | None = None
+    network: str = "mlp"  # "mlp" or "grid" (training.md §2.3)
     # Curriculum starts (§1.7, curriculum_flags.py); all unset: canonical starts only.
-    curriculum: Optional[str] = None
-    curriculum_stages: Optional[str] = None
-    curriculum_programs: Optional[str] = None
-    curriculum_credits: Optional[str] = None
-    curriculum_energy: Optional[str] = None
-    curriculum_data_siphons: Optional[str] = None
+    curriculum: str | None = None
+    curriculum_stages: str | None = None
+    curriculum_programs: str | None = None
+    curriculum_credits: str | None = None
+    curriculum_energy: str | None = None
+    curriculum_data_siphons: str | None = None
     curriculum_p0: float = 1.0
-    curriculum_anneal: Optional[float] = None
+    curriculum_anneal: float | None = None
 
     # -- derived quantities (§1.2); valid once minibatches/epochs are resolved --
     @property
@@ -80,7 +81,7 @@ class TrainConfig:
         return dataclasses.asdict(self)
 
     @classmethod
-    def from_dict(cls, values: dict[str, Any]) -> "TrainConfig":
+    def from_dict(cls, values: dict[str, Any]) -> TrainConfig:
         known = {f.name for f in dataclasses.fields(cls)}
         return cls(**{k: v for k, v in values.items() if k in known})
 
@@ -142,8 +143,9 @@ def auto_scale_for_batch_size(config: TrainConfig) -> AutoScaleReport:
     )
 
 
-def apply_device_tuning(config: TrainConfig, device_type: str, device_count: int,
-                        explicit: set[str]) -> list[str]:
+def apply_device_tuning(
+    config: TrainConfig, device_type: str, device_count: int, explicit: set[str]
+) -> list[str]:
     """`--auto-tune` (§1.4): adjust for the device *before* auto-scaling.
 
     Only settings the user did not give explicitly are touched. Returns a list
@@ -170,8 +172,16 @@ def apply_device_tuning(config: TrainConfig, device_type: str, device_count: int
 
 def validate(config: TrainConfig) -> None:
     """Reject bad settings before anything is compiled (§1.1)."""
-    counts = ("num_envs", "num_steps", "total_timesteps", "num_minibatches",
-              "update_epochs", "hidden_dim", "num_layers", "log_interval")
+    counts = (
+        "num_envs",
+        "num_steps",
+        "total_timesteps",
+        "num_minibatches",
+        "update_epochs",
+        "hidden_dim",
+        "num_layers",
+        "log_interval",
+    )
     for name in counts:
         value = getattr(config, name)
         if value is not None and value <= 0:
@@ -179,12 +189,14 @@ def validate(config: TrainConfig) -> None:
     if config.num_minibatches is not None and config.batch_size % config.num_minibatches:
         raise ValueError(
             f"num_envs x num_steps = {config.batch_size} is not divisible by "
-            f"num_minibatches = {config.num_minibatches}")
-    for name in ("lr", "gamma", "gae_lambda", "clip_eps", "vf_coef", "ent_coef",
-                 "max_grad_norm"):
+            f"num_minibatches = {config.num_minibatches}"
+        )
+    for name in ("lr", "gamma", "gae_lambda", "clip_eps", "vf_coef", "ent_coef", "max_grad_norm"):
         value = getattr(config, name)
         if not math.isfinite(value) or value < 0:
-            raise ValueError(f"--{name.replace('_', '-')} must be a finite non-negative number, got {value}")
+            raise ValueError(
+                f"--{name.replace('_', '-')} must be a finite non-negative number, got {value}"
+            )
     curriculum_flags.resolve(config)  # raises on a bad --curriculum* value
 
 
@@ -198,12 +210,16 @@ def parse_reward_weights(text: str) -> dict[str, float]:
     for item in text.split(","):
         name, sep, value = (part.strip() for part in item.partition("="))
         if not sep or not name or not value:
-            raise ValueError(f"--reward-weights: expected name=weight pairs separated by commas, "
-                             f"got {item.strip()!r} in {text!r}")
+            raise ValueError(
+                f"--reward-weights: expected name=weight pairs separated by commas, "
+                f"got {item.strip()!r} in {text!r}"
+            )
         try:
             weight = float(value)
         except ValueError:
-            raise ValueError(f"--reward-weights: weight of {name!r} is not a number: {value!r}") from None
+            raise ValueError(
+                f"--reward-weights: weight of {name!r} is not a number: {value!r}"
+            ) from None
         if not math.isfinite(weight):
             raise ValueError(f"--reward-weights: weight of {name!r} must be finite, got {value!r}")
         if name in weights:
@@ -212,37 +228,44 @@ def parse_reward_weights(text: str) -> dict[str, float]:
     return weights
 
 
-def check_reward_weight_names(weights: Optional[dict[str, float]], valid_names: Sequence[str]) -> None:
+def check_reward_weight_names(
+    weights: dict[str, float] | None, valid_names: Sequence[str]
+) -> None:
     """Reject weights for components the game does not report, listing the valid names."""
     if weights is None:
         return
     unknown = [name for name in weights if name not in valid_names]
     if unknown:
-        raise ValueError(f"--reward-weights: unknown reward component(s) {', '.join(unknown)}; "
-                         f"valid names: {', '.join(valid_names)}")
+        raise ValueError(
+            f"--reward-weights: unknown reward component(s) {', '.join(unknown)}; "
+            f"valid names: {', '.join(valid_names)}"
+        )
 
 
-def format_reward_weights(weights: Optional[dict[str, float]]) -> str:
+def format_reward_weights(weights: dict[str, float] | None) -> str:
     return "none" if weights is None else ",".join(f"{k}={v:g}" for k, v in weights.items())
 
 
-def enforce_minimum_budget(config: TrainConfig) -> Optional[str]:
+def enforce_minimum_budget(config: TrainConfig) -> str | None:
     """The original's guard: at least three updates. Returns a warning or None."""
     minimum = 3 * config.batch_size
     if config.total_timesteps < minimum:
         old = config.total_timesteps
         config.total_timesteps = minimum
-        return (f"total_timesteps {old:,} is below three updates; "
-                f"raised to {minimum:,} (3 x batch of {config.batch_size:,})")
+        return (
+            f"total_timesteps {old:,} is below three updates; "
+            f"raised to {minimum:,} (3 x batch of {config.batch_size:,})"
+        )
     return None
 
 
 # ---------------------------------------------------------------- command line
 
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        allow_abbrev=False,
-        description="Masked PPO (PureJaxRL style) on the HackMatrix JAX engine.")
+        allow_abbrev=False, description="Masked PPO (PureJaxRL style) on the HackMatrix JAX engine."
+    )
     g = p.add_argument_group("rollout and budget")
     g.add_argument("--num-envs", type=int, default=256)
     g.add_argument("--num-steps", type=int, default=128)
@@ -252,53 +275,110 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--lr", "--learning-rate", dest="lr", type=float, default=2.5e-4)
     g.add_argument("--gamma", type=float, default=0.99)
     g.add_argument("--gae-lambda", type=float, default=0.95)
-    g.add_argument("--num-minibatches", type=int, default=None,
-                   help="default 4, auto-scaled for large batches unless given")
-    g.add_argument("--update-epochs", type=int, default=None,
-                   help="default 4, auto-scaled (floor 2) for large batches unless given")
+    g.add_argument(
+        "--num-minibatches",
+        type=int,
+        default=None,
+        help="default 4, auto-scaled for large batches unless given",
+    )
+    g.add_argument(
+        "--update-epochs",
+        type=int,
+        default=None,
+        help="default 4, auto-scaled (floor 2) for large batches unless given",
+    )
     g.add_argument("--clip-eps", type=float, default=0.2)
     g.add_argument("--vf-coef", type=float, default=0.5)
     g.add_argument("--ent-coef", type=float, default=0.15)
     g.add_argument("--max-grad-norm", type=float, default=0.5)
-    g.add_argument("--reward-weights", type=_reward_weights_arg, default=None,
-                   metavar="NAME=W,...",
-                   help="train on sum_i w_i x reward component i (w_i = 1 for components not "
-                        "named); default: the env's reward unchanged (training.md §1.1)")
+    g.add_argument(
+        "--reward-weights",
+        type=_reward_weights_arg,
+        default=None,
+        metavar="NAME=W,...",
+        help="train on sum_i w_i x reward component i (w_i = 1 for components not "
+        "named); default: the env's reward unchanged (training.md §1.1)",
+    )
 
     g = p.add_argument_group("curriculum starts (training.md §1.7)")
-    g.add_argument("--curriculum", default=None, choices=tuple(curriculum_flags.PRESETS),
-                   help="a named curriculum; the --curriculum-* flags below override its fields")
-    g.add_argument("--curriculum-stages", default=None, metavar="S:W,...",
-                   help="weights of the starting stages 1..8, e.g. 1:0.5,2:0.1,8:0.4 (default 1:1)")
-    g.add_argument("--curriculum-programs", default=None, metavar="A-B",
-                   help="programs owned at a curriculum start: a count uniform in A..B (23: all)")
-    g.add_argument("--curriculum-credits", default=None, metavar="A-B",
-                   help="credits added to the starting bonus, uniform in A..B")
-    g.add_argument("--curriculum-energy", default=None, metavar="A-B",
-                   help="energy added to the starting bonus, uniform in A..B")
-    g.add_argument("--curriculum-data-siphons", default=None, metavar="A-B",
-                   help="data siphons added to the starting bonus, uniform in A..B")
-    g.add_argument("--curriculum-p0", type=float, default=1.0,
-                   help="chance that a reset is a curriculum start (at the start of training)")
-    g.add_argument("--curriculum-anneal", type=float, default=None, metavar="FRACTION",
-                   help="the chance falls linearly from p0 to 0 by this fraction of training "
-                        "(default: p0 throughout)")
+    g.add_argument(
+        "--curriculum",
+        default=None,
+        choices=tuple(curriculum_flags.PRESETS),
+        help="a named curriculum; the --curriculum-* flags below override its fields",
+    )
+    g.add_argument(
+        "--curriculum-stages",
+        default=None,
+        metavar="S:W,...",
+        help="weights of the starting stages 1..8, e.g. 1:0.5,2:0.1,8:0.4 (default 1:1)",
+    )
+    g.add_argument(
+        "--curriculum-programs",
+        default=None,
+        metavar="A-B",
+        help="programs owned at a curriculum start: a count uniform in A..B (23: all)",
+    )
+    g.add_argument(
+        "--curriculum-credits",
+        default=None,
+        metavar="A-B",
+        help="credits added to the starting bonus, uniform in A..B",
+    )
+    g.add_argument(
+        "--curriculum-energy",
+        default=None,
+        metavar="A-B",
+        help="energy added to the starting bonus, uniform in A..B",
+    )
+    g.add_argument(
+        "--curriculum-data-siphons",
+        default=None,
+        metavar="A-B",
+        help="data siphons added to the starting bonus, uniform in A..B",
+    )
+    g.add_argument(
+        "--curriculum-p0",
+        type=float,
+        default=1.0,
+        help="chance that a reset is a curriculum start (at the start of training)",
+    )
+    g.add_argument(
+        "--curriculum-anneal",
+        type=float,
+        default=None,
+        metavar="FRACTION",
+        help="the chance falls linearly from p0 to 0 by this fraction of training "
+        "(default: p0 throughout)",
+    )
 
     g = p.add_argument_group("network")
     g.add_argument("--hidden-dim", type=int, default=256)
     g.add_argument("--num-layers", type=int, default=2)
-    g.add_argument("--network", choices=("mlp", "grid"), default="mlp",
-                   help="mlp: Dense layers on the flat observation; grid: a per-cell encoder and 3x3 "
-                        "convolutions over the 6x6 board, then the trunk (training.md §2.3)")
-    g.add_argument("--bf16", action="store_true",
-                   help="bfloat16 network compute; params and Adam state stay float32")
+    g.add_argument(
+        "--network",
+        choices=("mlp", "grid"),
+        default="mlp",
+        help="mlp: Dense layers on the flat observation; grid: a per-cell encoder and 3x3 "
+        "convolutions over the 6x6 board, then the trunk (training.md §2.3)",
+    )
+    g.add_argument(
+        "--bf16",
+        action="store_true",
+        help="bfloat16 network compute; params and Adam state stay float32",
+    )
 
     g = p.add_argument_group("logging")
-    g.add_argument("--log-interval", type=int, default=10,
-                   help="updates per log line and per compiled chunk")
-    g.add_argument("--console", choices=("brief", "full"), default="brief",
-                   help="per chunk: one short line (brief), or the line plus every metric "
-                        "grouped by prefix (full); metrics.jsonl always has every metric")
+    g.add_argument(
+        "--log-interval", type=int, default=10, help="updates per log line and per compiled chunk"
+    )
+    g.add_argument(
+        "--console",
+        choices=("brief", "full"),
+        default="brief",
+        help="per chunk: one short line (brief), or the line plus every metric "
+        "grouped by prefix (full); metrics.jsonl always has every metric",
+    )
     g.add_argument("--no-wandb", action="store_true")
     g.add_argument("--wandb", action="store_true", help="no-op: W&B is on by default")
     g.add_argument("--project", default="hackmatrix")
@@ -308,44 +388,89 @@ def build_parser() -> argparse.ArgumentParser:
 
     g = p.add_argument_group("checkpoints")
     g.add_argument("--save-interval-minutes", type=float, default=10.0)
-    g.add_argument("--save-interval", type=int, default=None,
-                   help="save every N updates (turns the time-based period off)")
+    g.add_argument(
+        "--save-interval",
+        type=int,
+        default=None,
+        help="save every N updates (turns the time-based period off)",
+    )
     g.add_argument("--checkpoint-dir", default="checkpoints")
     g.add_argument("--no-artifact", action="store_true")
-    g.add_argument("--no-episode-gif", action="store_true",
-                   help="do not play one greedy episode at each checkpoint and save it as "
-                        "episode_{update}.gif in the run directory (and to W&B)")
-    g.add_argument("--eval-episodes", type=_non_negative_int, default=256,
-                   help="games of the behaviour evaluation played at each checkpoint, logged as "
-                        "eval/* (training.md §9.5); 0 turns it off (default 256)")
-    g.add_argument("--eval-policy", choices=("greedy", "sample"), default="greedy",
-                   help="how the checkpoint evaluation picks actions (default greedy)")
+    g.add_argument(
+        "--no-episode-gif",
+        action="store_true",
+        help="do not play one greedy episode at each checkpoint and save it as "
+        "episode_{update}.gif in the run directory (and to W&B)",
+    )
+    g.add_argument(
+        "--eval-episodes",
+        type=_non_negative_int,
+        default=256,
+        help="games of the behaviour evaluation played at each checkpoint, logged as "
+        "eval/* (training.md §9.5); 0 turns it off (default 256)",
+    )
+    g.add_argument(
+        "--eval-policy",
+        choices=("greedy", "sample"),
+        default="greedy",
+        help="how the checkpoint evaluation picks actions (default greedy)",
+    )
 
     g = p.add_argument_group("resume and other")
-    g.add_argument("--resume", nargs="?", const=RESUME_LATEST, default=None,
-                   help="checkpoint .pkl, run directory or run name; bare: the latest run")
+    g.add_argument(
+        "--resume",
+        nargs="?",
+        const=RESUME_LATEST,
+        default=None,
+        help="checkpoint .pkl, run directory or run name; bare: the latest run",
+    )
     g.add_argument("--resume-run", default=None, help="run name or 8-hex W&B id to resume")
     g.add_argument("--rewind", action="store_true")
-    g.add_argument("--reset-optimizer", action="store_true",
-                   help="on resume keep the weights but start Adam fresh")
+    g.add_argument(
+        "--reset-optimizer",
+        action="store_true",
+        help="on resume keep the weights but start Adam fresh",
+    )
     g.add_argument("--seed", type=int, default=0)
     g.add_argument("--auto-tune", action="store_true")
-    g.add_argument("--env-module", default="hackmatrix.jax_env",
-                   help="import path of the game module (a jax_env-compatible stand-in for tests)")
-    g.add_argument("--multi-host", action="store_true",
-                   help="call jax.distributed.initialize() and train over every process's devices "
-                        "(implied by the three flags below; see training-guide.md, Multi-host)")
-    g.add_argument("--coordinator-address", default=None, metavar="HOST:PORT",
-                   help="process 0's address (default $JAX_COORDINATOR_ADDRESS, else detected "
-                        "on a TPU pod / SLURM / Open MPI)")
-    g.add_argument("--num-processes", type=int, default=None,
-                   help="processes in the run (default $JAX_NUM_PROCESSES, else detected)")
-    g.add_argument("--process-id", type=int, default=None,
-                   help="this process's index, 0 writes the files (default $JAX_PROCESS_ID, "
-                        "else detected)")
-    g.add_argument("--distributed-timeout", type=int, default=300, metavar="SECONDS",
-                   help="multi-host: how long to wait for every process to join, and how soon a "
-                        "process whose peer stopped answering exits with an error")
+    g.add_argument(
+        "--env-module",
+        default="hackmatrix.jax_env",
+        help="import path of the game module (a jax_env-compatible stand-in for tests)",
+    )
+    g.add_argument(
+        "--multi-host",
+        action="store_true",
+        help="call jax.distributed.initialize() and train over every process's devices "
+        "(implied by the three flags below; see training-guide.md, Multi-host)",
+    )
+    g.add_argument(
+        "--coordinator-address",
+        default=None,
+        metavar="HOST:PORT",
+        help="process 0's address (default $JAX_COORDINATOR_ADDRESS, else detected "
+        "on a TPU pod / SLURM / Open MPI)",
+    )
+    g.add_argument(
+        "--num-processes",
+        type=int,
+        default=None,
+        help="processes in the run (default $JAX_NUM_PROCESSES, else detected)",
+    )
+    g.add_argument(
+        "--process-id",
+        type=int,
+        default=None,
+        help="this process's index, 0 writes the files (default $JAX_PROCESS_ID, else detected)",
+    )
+    g.add_argument(
+        "--distributed-timeout",
+        type=int,
+        default=300,
+        metavar="SECONDS",
+        help="multi-host: how long to wait for every process to join, and how soon a "
+        "process whose peer stopped answering exits with an error",
+    )
     return p
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Callable, Optional, Sequence
+from collections.abc import Callable, Sequence
 
 from .health import HealthWarning
 
@@ -21,7 +21,7 @@ TREND_SHARE = 0.1
 TREND_MAX_CHUNKS = 10
 
 
-def format_duration(seconds: Optional[float]) -> str:
+def format_duration(seconds: float | None) -> str:
     if seconds is None or math.isnan(seconds) or math.isinf(seconds):
         return "--"
     seconds = int(round(seconds))
@@ -59,14 +59,15 @@ class Progress:
     """Elapsed time and ETA. The first chunk includes compilation, so the rate
     behind the ETA is measured from the end of the first chunk on."""
 
-    def __init__(self, total_updates: int, start_update: int = 0,
-                 clock: Callable[[], float] = time.time):
+    def __init__(
+        self, total_updates: int, start_update: int = 0, clock: Callable[[], float] = time.time
+    ):
         self.total = total_updates
         self.clock = clock
         self.start_time = clock()
-        self._steady: Optional[tuple[int, float]] = None   # (update, time) after chunk 1
+        self._steady: tuple[int, float] | None = None  # (update, time) after chunk 1
 
-    def tick(self, update: int) -> tuple[float, Optional[float]]:
+    def tick(self, update: int) -> tuple[float, float | None]:
         """Call after each chunk: returns (elapsed seconds, ETA seconds or None)."""
         now = self.clock()
         elapsed = now - self.start_time
@@ -79,8 +80,9 @@ class Progress:
         return elapsed, (self.total - update) * seconds / done_updates
 
 
-def chunk_line(update: int, total_updates: int, elapsed: float, eta: Optional[float],
-               metrics: dict) -> str:
+def chunk_line(
+    update: int, total_updates: int, elapsed: float, eta: float | None, metrics: dict
+) -> str:
     """The one line printed per chunk (~170 characters)."""
     percent = 100.0 * update / max(total_updates, 1)
     stage_max = metrics.get("stats/highest_stage")
@@ -98,7 +100,9 @@ def chunk_line(update: int, total_updates: int, elapsed: float, eta: Optional[fl
     ]
     evals = {k: v for k, v in metrics.items() if k.startswith("eval/")}
     if evals:
-        parts.append("eval " + " ".join(f"{k[5:]} {format_value(v)}" for k, v in sorted(evals.items())))
+        parts.append(
+            "eval " + " ".join(f"{k[5:]} {format_value(v)}" for k, v in sorted(evals.items()))
+        )
     return " | ".join(parts)
 
 
@@ -108,13 +112,15 @@ def grouped_table(metrics: dict, columns: int = 3) -> str:
     for key in sorted(metrics):
         prefix, _, name = key.rpartition("/")
         groups.setdefault(prefix or "other", []).append((name, format_value(metrics[key])))
-    order = [g for g in GROUP_ORDER if g in groups] + sorted(g for g in groups if g not in GROUP_ORDER)
+    order = [g for g in GROUP_ORDER if g in groups] + sorted(
+        g for g in groups if g not in GROUP_ORDER
+    )
     width = max((len(n) + len(v) + 1 for rows in groups.values() for n, v in rows), default=10)
     lines = []
     for group in order:
         rows = groups[group]
         for start in range(0, len(rows), columns):
-            cells = [f"{n} {v:>{width - len(n) - 1}}" for n, v in rows[start:start + columns]]
+            cells = [f"{n} {v:>{width - len(n) - 1}}" for n, v in rows[start : start + columns]]
             label = f"{group}/" if start == 0 else ""
             lines.append(f"  {label:<9}" + "   ".join(cells))
     return "\n".join(lines)
@@ -134,7 +140,7 @@ def _series(records: Sequence[dict], key: str) -> list[float]:
     return values
 
 
-def _trend(records: Sequence[dict], key: str, spec: str) -> Optional[str]:
+def _trend(records: Sequence[dict], key: str, spec: str) -> str | None:
     values = _series(records, key)
     if not values:
         return None
@@ -151,15 +157,19 @@ def run_summary(records: Sequence[dict]) -> list[str]:
         return ["Run summary: no chunk finished"]
     k = max(1, min(TREND_MAX_CHUNKS, int(len(chunks) * TREND_SHARE)))
     steps = chunks[-1].get("train/timesteps") or 0
-    lines = [f"Run summary: {len(chunks)} chunks, updates {chunks[0]['update']}-{chunks[-1]['update']}, "
-             f"{steps:,.0f} env steps (trends: mean of the first {k} vs the last {k} chunks)"]
-    rows = [("mean return", "train/mean_episode_return", ".2f"),
-            ("mean length", "train/mean_episode_length", ".1f"),
-            ("mean final stage", "stats/mean_final_stage", ".2f"),
-            ("highest stage", "stats/highest_stage", ".1f"),
-            ("entropy", "train/entropy", ".3f"),
-            ("siphon frac", "actions/siphon_frac", ".4f"),
-            ("program frac", "actions/program_frac", ".4f")]
+    lines = [
+        f"Run summary: {len(chunks)} chunks, updates {chunks[0]['update']}-{chunks[-1]['update']}, "
+        f"{steps:,.0f} env steps (trends: mean of the first {k} vs the last {k} chunks)"
+    ]
+    rows = [
+        ("mean return", "train/mean_episode_return", ".2f"),
+        ("mean length", "train/mean_episode_length", ".1f"),
+        ("mean final stage", "stats/mean_final_stage", ".2f"),
+        ("highest stage", "stats/highest_stage", ".1f"),
+        ("entropy", "train/entropy", ".3f"),
+        ("siphon frac", "actions/siphon_frac", ".4f"),
+        ("program frac", "actions/program_frac", ".4f"),
+    ]
     for label, key, spec in rows:
         trend = _trend(chunks, key, spec)
         if trend is not None:
@@ -170,8 +180,9 @@ def run_summary(records: Sequence[dict]) -> list[str]:
     evals = [r for r in records if any(k.startswith("eval/") for k in r)]
     if evals:
         last = evals[-1]
-        values = ", ".join(f"{k}: {format_value(v)}" for k, v in sorted(last.items())
-                           if k.startswith("eval/"))
+        values = ", ".join(
+            f"{k}: {format_value(v)}" for k, v in sorted(last.items()) if k.startswith("eval/")
+        )
         lines.append(f"  last eval (update {last.get('update')}): {values}")
     else:
         lines.append("  no eval/* metrics were logged")

@@ -10,26 +10,50 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any, Optional
+from typing import Any
 
-NUM_STAGES = 8     # game-rules.md §0, LAST_STAGE
+NUM_STAGES = 8  # game-rules.md §0, LAST_STAGE
 NUM_PROGRAMS = 23  # game-rules.md §1.6
 
 # Named curricula (`--curriculum NAME`); any field flag given beside a preset overrides that field.
 PRESETS: dict[str, dict[str, str]] = {
     # Every stage, some programs and resources to spend on them; stage 1 stays the most common.
-    "mixed": {"stages": "1:0.3,2:0.1,3:0.1,4:0.1,5:0.1,6:0.1,7:0.1,8:0.1", "programs": "0-6",
-              "credits": "0-20", "energy": "0-20", "data_siphons": "0-2"},
+    "mixed": {
+        "stages": "1:0.3,2:0.1,3:0.1,4:0.1,5:0.1,6:0.1,7:0.1,8:0.1",
+        "programs": "0-6",
+        "credits": "0-20",
+        "energy": "0-20",
+        "data_siphons": "0-2",
+    },
     # The canonical first stage, but holding programs and the means to run them.
-    "programs": {"stages": "1:1", "programs": "3-10", "credits": "5-25", "energy": "5-25", "data_siphons": "0-1"},
+    "programs": {
+        "stages": "1:1",
+        "programs": "3-10",
+        "credits": "5-25",
+        "energy": "5-25",
+        "data_siphons": "0-1",
+    },
     # The hard end of the game: stages 5..8 with a full kit.
-    "late": {"stages": "5:0.25,6:0.25,7:0.25,8:0.25", "programs": "4-12", "credits": "10-40",
-             "energy": "10-40", "data_siphons": "1-3"},
+    "late": {
+        "stages": "5:0.25,6:0.25,7:0.25,8:0.25",
+        "programs": "4-12",
+        "credits": "10-40",
+        "energy": "10-40",
+        "data_siphons": "1-3",
+    },
 }
 FIELDS = ("stages", "programs", "credits", "energy", "data_siphons")
 # TrainConfig fields that make up the curriculum (all recorded in checkpoints).
-CONFIG_FIELDS = ("curriculum", "curriculum_stages", "curriculum_programs", "curriculum_credits",
-                 "curriculum_energy", "curriculum_data_siphons", "curriculum_p0", "curriculum_anneal")
+CONFIG_FIELDS = (
+    "curriculum",
+    "curriculum_stages",
+    "curriculum_programs",
+    "curriculum_credits",
+    "curriculum_energy",
+    "curriculum_data_siphons",
+    "curriculum_p0",
+    "curriculum_anneal",
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -42,7 +66,7 @@ class Curriculum:
     energy: tuple[int, int]
     data_siphons: tuple[int, int]
     p0: float
-    anneal: Optional[float]  # fraction of the updates after which p reaches 0; None: p0 throughout
+    anneal: float | None  # fraction of the updates after which p reaches 0; None: p0 throughout
 
     def probability(self, update: int, num_updates: int) -> float:
         """Chance that a reset during `update` (0-based) is a curriculum start."""
@@ -53,11 +77,20 @@ class Curriculum:
 
     def describe(self) -> str:
         stages = ",".join(f"{s + 1}:{w:g}" for s, w in enumerate(self.stage_weights) if w > 0)
-        ranges = " ".join(f"{name}={lo}-{hi}" for name, (lo, hi) in (
-            ("programs", self.programs), ("credits", self.credits), ("energy", self.energy),
-            ("data_siphons", self.data_siphons)))
-        schedule = (f"p={self.p0:g} throughout" if self.anneal is None
-                    else f"p={self.p0:g} falling linearly to 0 at {self.anneal:g} of training")
+        ranges = " ".join(
+            f"{name}={lo}-{hi}"
+            for name, (lo, hi) in (
+                ("programs", self.programs),
+                ("credits", self.credits),
+                ("energy", self.energy),
+                ("data_siphons", self.data_siphons),
+            )
+        )
+        schedule = (
+            f"p={self.p0:g} throughout"
+            if self.anneal is None
+            else f"p={self.p0:g} falling linearly to 0 at {self.anneal:g} of training"
+        )
         return f"stages {stages}; {ranges}; {schedule}"
 
 
@@ -68,28 +101,38 @@ def parse_stages(text: str) -> tuple[float, ...]:
     for item in text.split(","):
         stage, sep, weight = (part.strip() for part in item.partition(":"))
         if not sep or not stage.isdigit() or not 1 <= int(stage) <= NUM_STAGES:
-            raise ValueError(f"--curriculum-stages: expected STAGE:WEIGHT pairs with stages 1..{NUM_STAGES}, "
-                             f"got {item.strip()!r} in {text!r}")
+            raise ValueError(
+                f"--curriculum-stages: expected STAGE:WEIGHT pairs with stages 1..{NUM_STAGES}, "
+                f"got {item.strip()!r} in {text!r}"
+            )
         try:
             value = float(weight)
         except ValueError:
-            raise ValueError(f"--curriculum-stages: weight of stage {stage} is not a number: {weight!r}") from None
+            raise ValueError(
+                f"--curriculum-stages: weight of stage {stage} is not a number: {weight!r}"
+            ) from None
         if not math.isfinite(value) or value < 0:
-            raise ValueError(f"--curriculum-stages: weight of stage {stage} must be finite and >= 0, got {weight!r}")
+            raise ValueError(
+                f"--curriculum-stages: weight of stage {stage} must be finite and >= 0, got {weight!r}"
+            )
         if int(stage) in seen:
             raise ValueError(f"--curriculum-stages: stage {stage} is given twice")
         seen.add(int(stage))
         weights[int(stage) - 1] = value
     if sum(weights) <= 0:
-        raise ValueError(f"--curriculum-stages: at least one stage needs a positive weight, got {text!r}")
+        raise ValueError(
+            f"--curriculum-stages: at least one stage needs a positive weight, got {text!r}"
+        )
     return tuple(weights)
 
 
-def parse_range(text: str, flag: str, top: Optional[int] = None) -> tuple[int, int]:
+def parse_range(text: str, flag: str, top: int | None = None) -> tuple[int, int]:
     """`"a-b"` (or `"a"` for a-a) -> (a, b) with 0 <= a <= b (<= top)."""
     lo, sep, hi = (part.strip() for part in text.strip().partition("-"))
     if not lo.isdigit() or (sep and not hi.isdigit()):
-        raise ValueError(f"{flag}: expected a range of non-negative integers a-b (or one integer), got {text!r}")
+        raise ValueError(
+            f"{flag}: expected a range of non-negative integers a-b (or one integer), got {text!r}"
+        )
     bounds = (int(lo), int(hi) if sep else int(lo))
     if bounds[0] > bounds[1]:
         raise ValueError(f"{flag}: the range {text!r} is empty (lower end above the upper end)")
@@ -98,16 +141,20 @@ def parse_range(text: str, flag: str, top: Optional[int] = None) -> tuple[int, i
     return bounds
 
 
-def resolve(config: Any) -> Optional[Curriculum]:
+def resolve(config: Any) -> Curriculum | None:
     """The curriculum the config asks for, or None (canonical starts only). Raises ValueError on bad values."""
     given = {name: getattr(config, f"curriculum_{name}") for name in FIELDS}
     if config.curriculum is None and all(v is None for v in given.values()):
         if config.curriculum_anneal is not None or config.curriculum_p0 != 1.0:
-            raise ValueError("--curriculum-p0 and --curriculum-anneal need a curriculum "
-                             "(--curriculum PRESET or a --curriculum-stages/-programs/... flag)")
+            raise ValueError(
+                "--curriculum-p0 and --curriculum-anneal need a curriculum "
+                "(--curriculum PRESET or a --curriculum-stages/-programs/... flag)"
+            )
         return None
     if config.curriculum is not None and config.curriculum not in PRESETS:
-        raise ValueError(f"--curriculum: unknown preset {config.curriculum!r}; presets: {', '.join(PRESETS)}")
+        raise ValueError(
+            f"--curriculum: unknown preset {config.curriculum!r}; presets: {', '.join(PRESETS)}"
+        )
     values = {"stages": "1:1", "programs": "0", "credits": "0", "energy": "0", "data_siphons": "0"}
     values.update(PRESETS.get(config.curriculum, {}))
     values.update({name: v for name, v in given.items() if v is not None})
@@ -115,17 +162,21 @@ def resolve(config: Any) -> Optional[Curriculum]:
     if not (isinstance(p0, (int, float)) and 0.0 <= p0 <= 1.0):
         raise ValueError(f"--curriculum-p0 must be a probability in [0, 1], got {p0!r}")
     if anneal is not None and not (isinstance(anneal, (int, float)) and 0.0 < anneal <= 1.0):
-        raise ValueError(f"--curriculum-anneal must be a fraction of training in (0, 1], got {anneal!r}")
+        raise ValueError(
+            f"--curriculum-anneal must be a fraction of training in (0, 1], got {anneal!r}"
+        )
     return Curriculum(
         stage_weights=parse_stages(values["stages"]),
         programs=parse_range(values["programs"], "--curriculum-programs", NUM_PROGRAMS),
         credits=parse_range(values["credits"], "--curriculum-credits"),
         energy=parse_range(values["energy"], "--curriculum-energy"),
         data_siphons=parse_range(values["data_siphons"], "--curriculum-data-siphons"),
-        p0=float(p0), anneal=None if anneal is None else float(anneal))
+        p0=float(p0),
+        anneal=None if anneal is None else float(anneal),
+    )
 
 
-def inherit_from_checkpoint(config: Any, stored: dict, explicit: set[str]) -> Optional[str]:
+def inherit_from_checkpoint(config: Any, stored: dict, explicit: set[str]) -> str | None:
     """On resume without any curriculum flag, continue the checkpoint's curriculum (and so its schedule).
 
     Returns a line to print when something was taken over, else None.
@@ -140,13 +191,20 @@ def inherit_from_checkpoint(config: Any, stored: dict, explicit: set[str]) -> Op
     return "Curriculum: continuing the checkpoint's settings (give a --curriculum* flag to change them)"
 
 
-def env_params_for(env, curriculum: Optional[Curriculum], probability: float):
+def env_params_for(env, curriculum: Curriculum | None, probability: float):
     """The env's params for one chunk: the canonical `EnvParams()` when there is no curriculum."""
     if curriculum is None:
         return env.EnvParams()
     if not hasattr(env, "curriculum_params"):
-        raise ValueError(f"the game module {getattr(env, '__name__', env)!r} has no curriculum starts "
-                         f"(it lacks curriculum_params); drop the --curriculum* flags")
-    return env.curriculum_params(probability, curriculum.stage_weights, programs=curriculum.programs,
-                                 credits=curriculum.credits, energy=curriculum.energy,
-                                 data_siphons=curriculum.data_siphons)
+        raise ValueError(
+            f"the game module {getattr(env, '__name__', env)!r} has no curriculum starts "
+            f"(it lacks curriculum_params); drop the --curriculum* flags"
+        )
+    return env.curriculum_params(
+        probability,
+        curriculum.stage_weights,
+        programs=curriculum.programs,
+        credits=curriculum.credits,
+        energy=curriculum.energy,
+        data_siphons=curriculum.data_siphons,
+    )

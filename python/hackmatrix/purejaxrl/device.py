@@ -10,7 +10,6 @@ process must make these calls in the same order.
 from __future__ import annotations
 
 import os
-from typing import Optional
 
 # The one persistent compilation cache of the project (training.md §8), re-exported here.
 from hackmatrix.jax_cache import enable_compilation_cache  # noqa: F401
@@ -23,7 +22,7 @@ ENV_NUM_PROCESSES = "JAX_NUM_PROCESSES"
 ENV_PROCESS_ID = "JAX_PROCESS_ID"
 
 
-def _env_int(name: str) -> Optional[int]:
+def _env_int(name: str) -> int | None:
     value = os.environ.get(name)
     if value in (None, ""):
         return None
@@ -33,10 +32,12 @@ def _env_int(name: str) -> Optional[int]:
         raise ValueError(f"environment variable {name}={value!r} is not an integer") from None
 
 
-def initialize_multi_host(coordinator_address: Optional[str] = None,
-                          num_processes: Optional[int] = None,
-                          process_id: Optional[int] = None,
-                          timeout_s: int = 300) -> None:
+def initialize_multi_host(
+    coordinator_address: str | None = None,
+    num_processes: int | None = None,
+    process_id: int | None = None,
+    timeout_s: int = 300,
+) -> None:
     """Join a multi-process run (call before any other jax use).
 
     Missing values come from the environment (see ENV_*), and then from
@@ -59,10 +60,13 @@ def initialize_multi_host(coordinator_address: Optional[str] = None,
     # CPU devices of different processes talk through gloo (jax's default today; stated
     # here so a changed default cannot silently leave CPU runs without collectives).
     jax.config.update("jax_cpu_collectives_implementation", "gloo")
-    jax.distributed.initialize(coordinator_address=coordinator_address,
-                               num_processes=num_processes, process_id=process_id,
-                               initialization_timeout=timeout_s,
-                               heartbeat_timeout_seconds=timeout_s)
+    jax.distributed.initialize(
+        coordinator_address=coordinator_address,
+        num_processes=num_processes,
+        process_id=process_id,
+        initialization_timeout=timeout_s,
+        heartbeat_timeout_seconds=timeout_s,
+    )
 
 
 def describe_devices() -> dict:
@@ -131,7 +135,7 @@ def agree_across_processes(stop: bool, save_due: bool) -> tuple[bool, bool]:
     return bool(flags[:, 0].any()), bool(flags[0, 1])
 
 
-def peer_failure_message(error: BaseException) -> Optional[str]:
+def peer_failure_message(error: BaseException) -> str | None:
     """A clear message when `error` is a failed cross-process collective, else None.
 
     When one process dies, the others' next collective fails (gloo: connection
@@ -144,5 +148,7 @@ def peer_failure_message(error: BaseException) -> Optional[str]:
     if jax is None or not isinstance(error, jax.errors.JaxRuntimeError) or jax.process_count() == 1:
         return None
     first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-    return (f"process {jax.process_index()}: a collective with the other {jax.process_count() - 1} "
-            f"process(es) failed, most likely because one of them died (see its log): {first_line}")
+    return (
+        f"process {jax.process_index()}: a collective with the other {jax.process_count() - 1} "
+        f"process(es) failed, most likely because one of them died (see its log): {first_line}"
+    )

@@ -26,9 +26,10 @@ goes on.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -68,9 +69,15 @@ def play_episode(key, params, *, env, network, max_steps: int):
         keep = lambda old, new: jnp.where(finished, old, new)  # noqa: E731
         next_state = jax.tree_util.tree_map(keep, state, next_state)
         next_obs = keep(obs, next_obs)
-        out = {"state": next_state, "action": action, "reward": reward,
-               "components": components, "done": done & ~finished,
-               "mask": env.action_mask(next_state), "finished": finished}
+        out = {
+            "state": next_state,
+            "action": action,
+            "reward": reward,
+            "components": components,
+            "done": done & ~finished,
+            "mask": env.action_mask(next_state),
+            "finished": finished,
+        }
         return (next_obs, next_state, finished | done), out
 
     _, trace = jax.lax.scan(one_step, (obs, state, jnp.bool_(False)), None, max_steps)
@@ -78,8 +85,10 @@ def play_episode(key, params, *, env, network, max_steps: int):
     prepend = lambda first, rest: jnp.concatenate([first[None], rest])  # noqa: E731
     return {
         "states": jax.tree_util.tree_map(prepend, state, trace["state"]),
-        "actions": trace["action"], "rewards": trace["reward"],
-        "components": trace["components"], "done": trace["done"],
+        "actions": trace["action"],
+        "rewards": trace["reward"],
+        "components": trace["components"],
+        "done": trace["done"],
         "masks": jnp.concatenate([env.action_mask(state)[None], trace["mask"]]),
         "start_obs": obs,
         "length": live.sum(),
@@ -89,9 +98,18 @@ def play_episode(key, params, *, env, network, max_steps: int):
 class EpisodeGif:
     """Plays and renders one episode per checkpoint; never raises."""
 
-    def __init__(self, env, network, run_dir: Path, *, seed: int = 0,
-                 max_steps: int = DEFAULT_MAX_STEPS, fps: float = DEFAULT_FPS,
-                 scale: float = DEFAULT_SCALE, say: Callable[..., Any] = print):
+    def __init__(
+        self,
+        env,
+        network,
+        run_dir: Path,
+        *,
+        seed: int = 0,
+        max_steps: int = DEFAULT_MAX_STEPS,
+        fps: float = DEFAULT_FPS,
+        scale: float = DEFAULT_SCALE,
+        say: Callable[..., Any] = print,
+    ):
         self.env = env
         self.network = network
         self.run_dir = Path(run_dir)
@@ -100,11 +118,11 @@ class EpisodeGif:
         self.fps = fps
         self.scale = scale
         self.say = say
-        self.disabled_reason: Optional[str] = None
+        self.disabled_reason: str | None = None
         if not hasattr(env, "state_to_json"):
             self._disable(f"the game module {getattr(env, '__name__', env)!s} has no state_to_json")
 
-    def record(self, update: int, params, logger=None) -> Optional[Path]:
+    def record(self, update: int, params, logger=None) -> Path | None:
         """Write `episode_{update}.gif`, log it to W&B if a run is active; return the path."""
         if self.disabled_reason is not None:
             return None
@@ -116,12 +134,17 @@ class EpisodeGif:
         try:
             # Host params: one compiled version whatever the trainer's device layout.
             params = jax.device_get(params)
-            episode = jax.device_get(play_episode(self.key, params, env=self.env,
-                                                  network=self.network, max_steps=self.max_steps))
+            episode = jax.device_get(
+                play_episode(
+                    self.key, params, env=self.env, network=self.network, max_steps=self.max_steps
+                )
+            )
             frames = self.render_frames(episode, render_rgb)
             path = recording.save_gif(frames, self.run_dir / f"episode_{update}.gif", fps=self.fps)
-        except Exception as error:  # noqa: BLE001 - a GIF must never stop training
-            self.say(f"WARNING: episode GIF for update {update} failed ({type(error).__name__}: {error})")
+        except Exception as error:
+            self.say(
+                f"WARNING: episode GIF for update {update} failed ({type(error).__name__}: {error})"
+            )
             return None
         self._log_to_wandb(update, path, int(episode["length"]), logger)
         return path
@@ -131,18 +154,31 @@ class EpisodeGif:
         length = int(episode["length"])
         frames = []
         for t in range(length + 1):
-            state = self.env.state_to_json(jax.tree_util.tree_map(lambda x: x[t], episode["states"]))
+            state = self.env.state_to_json(
+                jax.tree_util.tree_map(lambda x: x[t], episode["states"])
+            )
             step_info = {}
             if t > 0:
                 step_info = dict(
                     last_action=int(episode["actions"][t - 1]),
                     reward=float(episode["rewards"][t - 1]),
-                    reward_components={n: float(v) for n, v in
-                                       zip(names, episode["components"][t - 1])})
-            title = (f"step {t}/{length}  ·  stage {state.get('stage', '?')}"
-                     f"  ·  turn {state.get('turn', '?')}")
-            frames.append(render_rgb(state, mask=[bool(m) for m in episode["masks"][t]],
-                                     scale=self.scale, title=title, **step_info))
+                    reward_components={
+                        n: float(v) for n, v in zip(names, episode["components"][t - 1])
+                    },
+                )
+            title = (
+                f"step {t}/{length}  ·  stage {state.get('stage', '?')}"
+                f"  ·  turn {state.get('turn', '?')}"
+            )
+            frames.append(
+                render_rgb(
+                    state,
+                    mask=[bool(m) for m in episode["masks"][t]],
+                    scale=self.scale,
+                    title=title,
+                    **step_info,
+                )
+            )
         return frames
 
     def _log_to_wandb(self, update: int, path: Path, length: int, logger) -> None:
@@ -152,10 +188,18 @@ class EpisodeGif:
         try:
             import wandb
 
-            run.log({WANDB_KEY: wandb.Video(str(path), format="gif",
-                                            caption=f"update {update}: {length} steps")}, step=update)
-        except Exception as error:  # noqa: BLE001
-            self.say(f"WARNING: logging {path.name} to W&B failed ({type(error).__name__}: {error})")
+            run.log(
+                {
+                    WANDB_KEY: wandb.Video(
+                        str(path), format="gif", caption=f"update {update}: {length} steps"
+                    )
+                },
+                step=update,
+            )
+        except Exception as error:
+            self.say(
+                f"WARNING: logging {path.name} to W&B failed ({type(error).__name__}: {error})"
+            )
 
     def _disable(self, reason: str) -> None:
         self.disabled_reason = reason

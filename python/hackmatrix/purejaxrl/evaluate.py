@@ -41,11 +41,18 @@ def _rollout_sums(key, params, *, env, network, num_envs, num_steps, policy):
         else:
             action, _ = distribution.sample(act_key, logits, mask)
         next_obs, next_state, reward, done, info = v_step(
-            jax.random.split(step_key, num_envs), state, action, env_params)
+            jax.random.split(step_key, num_envs), state, action, env_params
+        )
         ret, length = ret + reward, length + 1
         next_state, next_obs = auto_reset(reset_key, done, next_state, next_obs)
-        sums = jnp.stack([done.sum(), jnp.where(done, ret, 0).sum(), jnp.where(done, length, 0).sum(),
-                          (done & (info["stage"] >= 2)).sum()]).astype(jnp.float32)
+        sums = jnp.stack(
+            [
+                done.sum(),
+                jnp.where(done, ret, 0).sum(),
+                jnp.where(done, length, 0).sum(),
+                (done & (info["stage"] >= 2)).sum(),
+            ]
+        ).astype(jnp.float32)
         carry = (next_obs, next_state, jnp.where(done, 0.0, ret), jnp.where(done, 0.0, length), key)
         return carry, sums
 
@@ -53,13 +60,27 @@ def _rollout_sums(key, params, *, env, network, num_envs, num_steps, policy):
     return sums.sum(0)
 
 
-def evaluate(env, network, params, key, *, num_envs: int = 64, num_steps: int = 256,
-             policy: str = "sample") -> dict[str, float]:
+def evaluate(
+    env, network, params, key, *, num_envs: int = 64, num_steps: int = 256, policy: str = "sample"
+) -> dict[str, float]:
     if policy not in POLICIES:
         raise ValueError(f"policy must be one of {POLICIES}, got {policy!r}")
-    episodes, ret, length, exits = (float(x) for x in _rollout_sums(
-        key, params, env=env, network=network, num_envs=num_envs, num_steps=num_steps,
-        policy=policy))
+    episodes, ret, length, exits = (
+        float(x)
+        for x in _rollout_sums(
+            key,
+            params,
+            env=env,
+            network=network,
+            num_envs=num_envs,
+            num_steps=num_steps,
+            policy=policy,
+        )
+    )
     per = max(episodes, 1.0)
-    return {"eval/num_episodes": episodes, "eval/mean_episode_return": ret / per,
-            "eval/mean_episode_length": length / per, "eval/stage1_exit_rate": exits / per}
+    return {
+        "eval/num_episodes": episodes,
+        "eval/mean_episode_return": ret / per,
+        "eval/mean_episode_length": length / per,
+        "eval/stage1_exit_rate": exits / per,
+    }

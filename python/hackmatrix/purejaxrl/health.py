@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import math
 from collections import deque
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
-from typing import Callable, Iterable, Optional, Sequence
 
 # ---------------------------------------------------------------- thresholds
 # PPO step size (the bands come from the old trainer's runs; this one reads lower).
@@ -30,7 +30,7 @@ CLIP_PROBLEM_ABOVE = 0.35
 ENTROPY_COLLAPSE_BELOW = 0.2
 ENTROPY_RECOVERED_ABOVE = 0.4
 ENTROPY_HIGH_ABOVE = 2.5
-ENTROPY_HIGH_CHUNKS = 20          # "for a long time"
+ENTROPY_HIGH_CHUNKS = 20  # "for a long time"
 # Oscillation: over the last OSCILLATION_WINDOW chunks, the second half's mean
 # length is LENGTH_RISE_MIN (relative) above the first half's while the mean
 # return moved by less than RETURN_FLAT_MAX of its size (at least 1.0).
@@ -42,7 +42,7 @@ RETURN_SCALE_FLOOR = 1.0
 # which the policy took it. A fresh policy takes a valid siphon or program on
 # ~25-40% of those steps; the failure mode drives it to ~0 within a million
 # steps. Programs are valid on only ~1% of steps early on, hence the low floor.
-ACTION_VALID_MIN = 0.002          # valid on fewer steps than this: cannot judge
+ACTION_VALID_MIN = 0.002  # valid on fewer steps than this: cannot judge
 ACTION_USE_COLLAPSE_BELOW = 0.01
 ACTION_USE_RECOVERED_ABOVE = 0.02
 # Sanity of the run itself.
@@ -54,18 +54,20 @@ PROBLEM, CLEAR, UNKNOWN = "problem", "clear", "unknown"
 
 @dataclass(frozen=True)
 class HealthWarning:
-    check: str        # short id, e.g. "approx_kl_high"
-    metric: str       # the metric key it is about
+    check: str  # short id, e.g. "approx_kl_high"
+    metric: str  # the metric key it is about
     value: float
-    healthy: str      # the healthy range, in words
+    healthy: str  # the healthy range, in words
     remedy: str
     update: int
     detail: str = ""  # extra numbers behind the verdict
 
     def text(self) -> str:
         detail = f" ({self.detail})" if self.detail else ""
-        return (f"{self.metric} = {_fmt(self.value)}{detail}; healthy: {self.healthy}. "
-                f"Remedy: {self.remedy}")
+        return (
+            f"{self.metric} = {_fmt(self.value)}{detail}; healthy: {self.healthy}. "
+            f"Remedy: {self.remedy}"
+        )
 
     def to_json(self) -> dict:
         out = asdict(self)
@@ -106,8 +108,9 @@ def _mean(values: Iterable[float]) -> float:
 
 
 # ------------------------------------------------------------ check builders
-def threshold_check(name, metric, healthy, remedy, problem: Callable[[float], bool],
-                    clear: Callable[[float], bool]) -> Check:
+def threshold_check(
+    name, metric, healthy, remedy, problem: Callable[[float], bool], clear: Callable[[float], bool]
+) -> Check:
     """A check on the latest value of one metric, with a problem and a clear test."""
 
     def assess(window):
@@ -132,9 +135,13 @@ def sustained_entropy_check() -> Check:
             return PROBLEM, latest, f"above {ENTROPY_HIGH_ABOVE} for {ENTROPY_HIGH_CHUNKS} chunks"
         return UNKNOWN, latest, ""
 
-    return Check("entropy_high", "train/entropy",
-                 f"<= {ENTROPY_HIGH_ABOVE} (not stuck above it)",
-                 "the entropy bonus dominates the policy loss: lower --ent-coef", assess)
+    return Check(
+        "entropy_high",
+        "train/entropy",
+        f"<= {ENTROPY_HIGH_ABOVE} (not stuck above it)",
+        "the entropy bonus dominates the policy loss: lower --ent-coef",
+        assess,
+    )
 
 
 def oscillation_check() -> Check:
@@ -154,17 +161,22 @@ def oscillation_check() -> Check:
         length_rise = (length_after - length_before) / max(length_before, 1.0)
         scale = max(abs(return_before), RETURN_SCALE_FLOOR)
         return_rise = (return_after - return_before) / scale
-        detail = (f"length {length_before:.1f} -> {length_after:.1f} (+{length_rise:.0%}), "
-                  f"return {return_before:.2f} -> {return_after:.2f} over {OSCILLATION_WINDOW} chunks")
+        detail = (
+            f"length {length_before:.1f} -> {length_after:.1f} (+{length_rise:.0%}), "
+            f"return {return_before:.2f} -> {return_after:.2f} over {OSCILLATION_WINDOW} chunks"
+        )
         if length_rise >= LENGTH_RISE_MIN and return_rise < RETURN_FLAT_MAX:
             return PROBLEM, length_after, detail
         return CLEAR, length_after, ""
 
-    return Check("length_up_return_flat", "train/mean_episode_length",
-                 "length rising together with the return",
-                 "the agent stalls or walks back and forth instead of progressing: check "
-                 "reward/distance_shaping and reward/step_penalty, lower --lr or raise --ent-coef",
-                 assess)
+    return Check(
+        "length_up_return_flat",
+        "train/mean_episode_length",
+        "length rising together with the return",
+        "the agent stalls or walks back and forth instead of progressing: check "
+        "reward/distance_shaping and reward/step_penalty, lower --lr or raise --ent-coef",
+        assess,
+    )
 
 
 def action_collapse_check(action: str) -> Check:
@@ -183,57 +195,76 @@ def action_collapse_check(action: str) -> Check:
 
     remedy = {
         "siphon": "the policy stopped siphoning: check that reward/siphon_death_penalty and "
-                  "reward/siphon_quality do not outweigh reward/data_siphon; raise --ent-coef, "
-                  "or resume from a checkpoint before the collapse",
+        "reward/siphon_quality do not outweigh reward/data_siphon; raise --ent-coef, "
+        "or resume from a checkpoint before the collapse",
         "program": "the policy stopped using programs: check reward/program_waste and "
-                   "reward/resource_gain; raise --ent-coef, or resume from a checkpoint "
-                   "before the collapse",
+        "reward/resource_gain; raise --ent-coef, or resume from a checkpoint "
+        "before the collapse",
     }[action]
-    return Check(f"{action}_collapse", taken_key,
-                 f"taken on >= {ACTION_USE_RECOVERED_ABOVE:.0%} of the steps where valid",
-                 remedy, assess)
+    return Check(
+        f"{action}_collapse",
+        taken_key,
+        f"taken on >= {ACTION_USE_RECOVERED_ABOVE:.0%} of the steps where valid",
+        remedy,
+        assess,
+    )
 
 
 def default_checks() -> list[Check]:
     return [
         threshold_check(
-            "approx_kl_high", "train/approx_kl",
+            "approx_kl_high",
+            "train/approx_kl",
             f"{KL_HEALTHY[0]}-{KL_HEALTHY[1]}, problem above {KL_PROBLEM_ABOVE}",
             "updates too large for the number of gradient steps: lower --lr "
             "(lr x gradient_steps ~ 4e-3, training.md §1.5)",
-            problem=lambda v: v > KL_PROBLEM_ABOVE, clear=lambda v: v <= KL_HEALTHY[1]),
+            problem=lambda v: v > KL_PROBLEM_ABOVE,
+            clear=lambda v: v <= KL_HEALTHY[1],
+        ),
         threshold_check(
-            "clip_frac_high", "train/clip_frac",
+            "clip_frac_high",
+            "train/clip_frac",
             f"< {CLIP_HEALTHY_BELOW}, problem above {CLIP_PROBLEM_ABOVE}",
             "same cause as a high KL: lower --lr or --update-epochs",
-            problem=lambda v: v > CLIP_PROBLEM_ABOVE, clear=lambda v: v < CLIP_HEALTHY_BELOW),
+            problem=lambda v: v > CLIP_PROBLEM_ABOVE,
+            clear=lambda v: v < CLIP_HEALTHY_BELOW,
+        ),
         threshold_check(
-            "entropy_collapse", "train/entropy",
+            "entropy_collapse",
+            "train/entropy",
             f">= {ENTROPY_RECOVERED_ABOVE} (a fresh policy reads ~0.8), collapse below "
             f"{ENTROPY_COLLAPSE_BELOW}",
             "stop, raise --ent-coef to 0.15-0.2 and start fresh rather than resume",
             problem=lambda v: v < ENTROPY_COLLAPSE_BELOW,
-            clear=lambda v: v >= ENTROPY_RECOVERED_ABOVE),
+            clear=lambda v: v >= ENTROPY_RECOVERED_ABOVE,
+        ),
         sustained_entropy_check(),
         oscillation_check(),
         action_collapse_check("siphon"),
         action_collapse_check("program"),
         threshold_check(
-            "step_penalty_off", "reward/step_penalty", f"{STEP_PENALTY}",
+            "step_penalty_off",
+            "reward/step_penalty",
+            f"{STEP_PENALTY}",
             "the reward breakdown is broken: check the env's reward components (rewards.md)",
             problem=lambda v: abs(v - STEP_PENALTY) > STEP_PENALTY_TOLERANCE,
-            clear=lambda v: abs(v - STEP_PENALTY) <= STEP_PENALTY_TOLERANCE),
+            clear=lambda v: abs(v - STEP_PENALTY) <= STEP_PENALTY_TOLERANCE,
+        ),
         threshold_check(
-            "empty_mask", "stats/empty_mask_steps", "0",
+            "empty_mask",
+            "stats/empty_mask_steps",
+            "0",
             "the engine produced states without a legal action: report it with the seed",
-            problem=lambda v: v > 0, clear=lambda v: v == 0),
+            problem=lambda v: v > 0,
+            clear=lambda v: v == 0,
+        ),
     ]
 
 
 class HealthMonitor:
     """Runs the checks on each chunk and reports each episode of trouble once."""
 
-    def __init__(self, checks: Optional[Sequence[Check]] = None):
+    def __init__(self, checks: Sequence[Check] | None = None):
         self.checks = list(checks if checks is not None else default_checks())
         self.window: deque = deque(maxlen=max(OSCILLATION_WINDOW, ENTROPY_HIGH_CHUNKS))
         self.active: set[str] = set()
@@ -254,12 +285,22 @@ class HealthMonitor:
             verdict, value, detail = check.assess(window)
             if verdict == PROBLEM and check.name not in self.active:
                 self.active.add(check.name)
-                fired.append(HealthWarning(check.name, check.metric, value, check.healthy,
-                                           check.remedy, update, detail))
+                fired.append(
+                    HealthWarning(
+                        check.name, check.metric, value, check.healthy, check.remedy, update, detail
+                    )
+                )
             elif verdict == CLEAR:
                 self.active.discard(check.name)
         return fired
 
 
-__all__ = ["HealthMonitor", "HealthWarning", "Check", "default_checks", "PROBLEM", "CLEAR",
-           "UNKNOWN"]
+__all__ = [
+    "HealthMonitor",
+    "HealthWarning",
+    "Check",
+    "default_checks",
+    "PROBLEM",
+    "CLEAR",
+    "UNKNOWN",
+]

@@ -8,13 +8,16 @@ import math
 import os
 import subprocess
 from pathlib import Path
-from typing import Optional
 
 import numpy as np
 
 # Per-update sums that only feed ratios; never logged themselves.
-_EPISODE_SUMS = ("episode_return_sum", "episode_length_sum", "weighted_return_sum",
-                 "final_stage_sum")
+_EPISODE_SUMS = (
+    "episode_return_sum",
+    "episode_length_sum",
+    "weighted_return_sum",
+    "final_stage_sum",
+)
 _SUMMED = ("train/num_episodes", "stats/empty_mask_steps")
 _MAXED = ("stats/highest_stage",)
 PINNED = ("train/mean_reward", "train/mean_episode_return", "train/mean_episode_length")
@@ -45,8 +48,10 @@ def aggregate_chunk(per_update: dict, num_active: int) -> dict[str, float]:
         out["train/mean_episode_length"] = float(values["episode_length_sum"].sum() / episodes)
         if "final_stage_sum" in values:
             out["stats/mean_final_stage"] = float(values["final_stage_sum"].sum() / episodes)
-        if "weighted_return_sum" in values:   # --reward-weights runs only
-            out["train/mean_weighted_episode_return"] = float(values["weighted_return_sum"].sum() / episodes)
+        if "weighted_return_sum" in values:  # --reward-weights runs only
+            out["train/mean_weighted_episode_return"] = float(
+                values["weighted_return_sum"].sum() / episodes
+            )
     else:  # no episode finished in the whole chunk: nothing to report
         out["train/mean_episode_return"] = math.nan
         out["train/mean_episode_length"] = math.nan
@@ -57,8 +62,14 @@ def aggregate_chunk(per_update: dict, num_active: int) -> dict[str, float]:
     return out
 
 
-def add_progress(metrics: dict, update: int, timesteps: int, updates_per_second: float,
-                 steps_per_second: float, includes_compile: bool) -> dict:
+def add_progress(
+    metrics: dict,
+    update: int,
+    timesteps: int,
+    updates_per_second: float,
+    steps_per_second: float,
+    includes_compile: bool,
+) -> dict:
     metrics = dict(metrics)
     metrics["train/update_step"] = float(update)
     metrics["train/timesteps"] = float(timesteps)
@@ -75,10 +86,18 @@ def wandb_run_id(run_name: str) -> str:
     return hashlib.md5(run_name.encode()).hexdigest()[:8]
 
 
-def git_commit() -> Optional[str]:
+def git_commit() -> str | None:
     try:
-        return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
-                              cwd=Path(__file__).parent, timeout=5).stdout.strip() or None
+        return (
+            subprocess.run(
+                ["git", "rev-parse", "HEAD"],
+                capture_output=True,
+                text=True,
+                cwd=Path(__file__).parent,
+                timeout=5,
+            ).stdout.strip()
+            or None
+        )
     except (OSError, subprocess.SubprocessError):
         return None
 
@@ -90,10 +109,19 @@ class MetricsLogger:
     to the file only (§3.5).
     """
 
-    def __init__(self, run_dir: Path, enabled_wandb: bool, *, project: str,
-                 entity: Optional[str], run_name: str, config: dict,
-                 skip_through: int = -1, rewind_to: Optional[int] = None,
-                 upload_artifacts: bool = True):
+    def __init__(
+        self,
+        run_dir: Path,
+        enabled_wandb: bool,
+        *,
+        project: str,
+        entity: str | None,
+        run_name: str,
+        config: dict,
+        skip_through: int = -1,
+        rewind_to: int | None = None,
+        upload_artifacts: bool = True,
+    ):
         self.path = Path(run_dir) / "metrics.jsonl"
         self.skip_through = skip_through
         self.upload_artifacts = upload_artifacts
@@ -102,7 +130,7 @@ class MetricsLogger:
         if enabled_wandb:
             try:
                 self._start_wandb(project, entity, run_name, config, rewind_to)
-            except Exception as error:  # noqa: BLE001 - W&B must never stop training
+            except Exception as error:
                 print(f"WARNING: W&B setup failed ({error}); logging to metrics.jsonl only")
                 self.run = None
 
@@ -130,20 +158,24 @@ class MetricsLogger:
             last = getattr(self.run, "step", 0) or 0
             if rewind_to is None and last > 0:
                 self.skip_through = max(self.skip_through, last - 1)
-        except Exception as error:  # noqa: BLE001 - W&B must not stop training
+        except Exception as error:
             print(f"WARNING: wandb.init failed ({error}); logging to metrics.jsonl only")
             self.run = None
 
-    def log(self, update: int, metrics: dict, notes: Optional[dict] = None) -> None:
+    def log(self, update: int, metrics: dict, notes: dict | None = None) -> None:
         """One metrics.jsonl record. `notes` are JSON-only entries (e.g. the text of
         health warnings) that go to the file but not to W&B's charts."""
-        record = {"update": update, **{k: _jsonable(v) for k, v in metrics.items()}, **(notes or {})}
+        record = {
+            "update": update,
+            **{k: _jsonable(v) for k, v in metrics.items()},
+            **(notes or {}),
+        }
         with open(self.path, "a") as f:
             f.write(json.dumps(record, allow_nan=True) + "\n")
         if self.run is not None and update > self.skip_through:
             try:
                 self.run.log(metrics, step=update)
-            except Exception as error:  # noqa: BLE001
+            except Exception as error:
                 print(f"WARNING: wandb.log failed ({error})")
 
     def alert(self, title: str, text: str) -> None:
@@ -152,7 +184,7 @@ class MetricsLogger:
             return
         try:
             self.run.alert(title=title[:63], text=text, level="WARN")
-        except Exception as error:  # noqa: BLE001
+        except Exception as error:
             print(f"WARNING: wandb.alert failed ({error})")
 
     def upload(self, path: Path, name: str) -> None:
@@ -164,14 +196,14 @@ class MetricsLogger:
             artifact = wandb.Artifact(name, type="model")
             artifact.add_file(str(path))
             self.run.log_artifact(artifact)
-        except Exception as error:  # noqa: BLE001
+        except Exception as error:
             print(f"WARNING: artifact upload of {path} failed ({error})")
 
     def finish(self) -> None:
         if self.run is not None:
             try:
                 self.run.finish()
-            except Exception as error:  # noqa: BLE001
+            except Exception as error:
                 print(f"WARNING: wandb.finish failed ({error})")
             self.run = None
 
@@ -210,7 +242,7 @@ def _have_wandb_credentials() -> bool:
 def _default_entity(wandb) -> str:
     try:
         return wandb.Api().default_entity
-    except Exception as error:  # noqa: BLE001
+    except Exception as error:
         raise RuntimeError(f"--rewind needs a W&B entity; pass --entity ({error})") from error
 
 

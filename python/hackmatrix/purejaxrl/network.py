@@ -9,7 +9,8 @@ so a bare `params_*.npz` can be loaded without its training config.
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import flax.linen as nn
 import jax
@@ -28,9 +29,9 @@ BOARD = 6
 GRID_CHANNELS = 42
 
 # The grid network's default sizes (its other sizes are --hidden-dim / --num-layers).
-CELL_DIM = 16       # per-cell features after the shared encoder and after each convolution
-NUM_CONVS = 2       # 3x3 convolutions: two give every cell a 5x5 view of the 6x6 board
-CELL_OUT_DIM = 8    # per-cell features flattened into the trunk (36 x 8 = 288)
+CELL_DIM = 16  # per-cell features after the shared encoder and after each convolution
+NUM_CONVS = 2  # 3x3 convolutions: two give every cell a 5x5 view of the 6x6 board
+CELL_OUT_DIM = 8  # per-cell features flattened into the trunk (36 x 8 = 288)
 
 
 class ActorCritic(nn.Module):
@@ -59,7 +60,7 @@ class ActorCritic(nn.Module):
 
 def player_plane(player):
     """f[..., 6, 6, 1]: 1.0 on the player's cell. The grid channels do not mark it (observation.md §5)."""
-    row = player[..., 0:1, None] * (BOARD - 1)   # sat(row / 5) * 5, within rounding of an integer
+    row = player[..., 0:1, None] * (BOARD - 1)  # sat(row / 5) * 5, within rounding of an integer
     col = player[..., 1:2, None] * (BOARD - 1)
     rows = jnp.arange(BOARD, dtype=player.dtype)[:, None]
     cols = jnp.arange(BOARD, dtype=player.dtype)[None, :]
@@ -82,11 +83,15 @@ class Conv3x3(nn.Module):
 
     @nn.compact
     def __call__(self, h):
-        kernel = self.param("kernel", nn.initializers.lecun_normal(), (3, 3, h.shape[-1], self.features))
+        kernel = self.param(
+            "kernel", nn.initializers.lecun_normal(), (3, 3, h.shape[-1], self.features)
+        )
         bias = self.param("bias", nn.initializers.zeros_init(), (self.features,))
         batch_pad = [(0, 0)] * (h.ndim - 3)
         padded = jnp.pad(h, batch_pad + [(1, 1), (1, 1), (0, 0)])
-        shifts = [padded[..., dr:dr + BOARD, dc:dc + BOARD, :] for dr in range(3) for dc in range(3)]
+        shifts = [
+            padded[..., dr : dr + BOARD, dc : dc + BOARD, :] for dr in range(3) for dc in range(3)
+        ]
         stacked = jnp.concatenate(shifts, -1).astype(self.dtype)
         out = stacked @ kernel.reshape(9 * h.shape[-1], self.features).astype(self.dtype)
         return out + bias.astype(self.dtype)
@@ -125,7 +130,9 @@ class GridActorCritic(nn.Module):
         for i in range(self.num_convs):
             h = nn.relu(Conv3x3(self.cell_dim, dtype=dtype, name=f"conv_{i}")(h))
         h = nn.relu(nn.Dense(self.cell_out_dim, dtype=dtype, name="cell_out")(h))
-        z = jnp.concatenate([h.reshape(batch + (BOARD * BOARD * self.cell_out_dim,)), player, programs], -1)
+        z = jnp.concatenate(
+            [h.reshape(batch + (BOARD * BOARD * self.cell_out_dim,)), player, programs], -1
+        )
         for i in range(self.num_layers):
             z = nn.relu(nn.Dense(self.hidden_dim, dtype=dtype, name=f"trunk_{i}")(z))
         logits = nn.Dense(self.num_actions, dtype=dtype, name="actor")(z)
@@ -133,8 +140,9 @@ class GridActorCritic(nn.Module):
         return logits.astype(jnp.float32), jnp.squeeze(value, -1).astype(jnp.float32)
 
 
-def make_network(hidden_dim: int, num_layers: int, bf16: bool = False, network: str = "mlp",
-                 **grid_sizes) -> nn.Module:
+def make_network(
+    hidden_dim: int, num_layers: int, bf16: bool = False, network: str = "mlp", **grid_sizes
+) -> nn.Module:
     """The network named by `--network`; `grid_sizes` (cell_dim, num_convs, cell_out_dim) for grid only."""
     dtype = jnp.bfloat16 if bf16 else jnp.float32
     if network == "mlp":
@@ -142,12 +150,14 @@ def make_network(hidden_dim: int, num_layers: int, bf16: bool = False, network: 
             raise ValueError(f"the mlp network has no {', '.join(sorted(grid_sizes))}")
         return ActorCritic(hidden_dim=hidden_dim, num_layers=num_layers, compute_dtype=dtype)
     if network == "grid":
-        return GridActorCritic(hidden_dim=hidden_dim, num_layers=num_layers, compute_dtype=dtype,
-                               **grid_sizes)
+        return GridActorCritic(
+            hidden_dim=hidden_dim, num_layers=num_layers, compute_dtype=dtype, **grid_sizes
+        )
     raise ValueError(f"unknown network {network!r}; choose one of {', '.join(NETWORKS)}")
 
 
 # ------------------------------------------------------ rebuilding a stored network
+
 
 def network_config_from_params(params: Mapping) -> dict[str, Any]:
     """Which network a `{"params": {...}}` tree belongs to, with its sizes.
@@ -172,19 +182,33 @@ def network_config_from_params(params: Mapping) -> dict[str, Any]:
     convs, trunk = numbered("conv"), numbered("trunk")
     expected = {"cell_encoder", "cell_out", "actor", "critic"}
     if expected <= set(names) and convs >= 0 and trunk >= 1 and len(names) == 4 + convs + trunk:
-        return {"network": "grid", "hidden_dim": int(kernel("trunk_0")[-1]), "num_layers": trunk,
-                "cell_dim": int(kernel("cell_encoder")[-1]), "num_convs": convs,
-                "cell_out_dim": int(kernel("cell_out")[-1])}
-    raise ValueError(f"parameter names {names} are neither the mlp's Dense_0..Dense_(L+1) nor the "
-                     f"grid network's cell_encoder/conv_i/cell_out/trunk_i/actor/critic")
+        return {
+            "network": "grid",
+            "hidden_dim": int(kernel("trunk_0")[-1]),
+            "num_layers": trunk,
+            "cell_dim": int(kernel("cell_encoder")[-1]),
+            "num_convs": convs,
+            "cell_out_dim": int(kernel("cell_out")[-1]),
+        }
+    raise ValueError(
+        f"parameter names {names} are neither the mlp's Dense_0..Dense_(L+1) nor the "
+        f"grid network's cell_encoder/conv_i/cell_out/trunk_i/actor/critic"
+    )
 
 
 def network_from_config(config: Mapping) -> nn.Module:
     """The network a stored training config describes (no `network` entry: mlp, as before it existed)."""
     kind = config.get("network") or "mlp"
-    grid_sizes = {k: int(config[k]) for k in ("cell_dim", "num_convs", "cell_out_dim") if k in config}
-    return make_network(int(config["hidden_dim"]), int(config["num_layers"]),
-                        bool(config.get("bf16", False)), kind, **(grid_sizes if kind == "grid" else {}))
+    grid_sizes = {
+        k: int(config[k]) for k in ("cell_dim", "num_convs", "cell_out_dim") if k in config
+    }
+    return make_network(
+        int(config["hidden_dim"]),
+        int(config["num_layers"]),
+        bool(config.get("bf16", False)),
+        kind,
+        **(grid_sizes if kind == "grid" else {}),
+    )
 
 
 def network_for_params(params: Mapping, config: Mapping | None = None) -> nn.Module:
@@ -198,12 +222,15 @@ def network_for_params(params: Mapping, config: Mapping | None = None) -> nn.Mod
     config = dict(config or {})
     stored_kind = (config.get("network") or "mlp") if config else detected["network"]
     if stored_kind != detected["network"]:
-        raise ValueError(f"the training config says network={stored_kind!r} but the parameters "
-                         f"are a {detected['network']!r} network")
+        raise ValueError(
+            f"the training config says network={stored_kind!r} but the parameters "
+            f"are a {detected['network']!r} network"
+        )
     return network_from_config({**detected, "bf16": bool(config.get("bf16", False))})
 
 
 # ---------------------------------------------------------------- cost summary
+
 
 def count_params(params) -> int:
     return int(sum(np.prod(np.shape(x)) for x in jax.tree_util.tree_leaves(params)))
@@ -229,5 +256,7 @@ def describe_network(network: nn.Module) -> str:
     obs = jax.ShapeDtypeStruct((1, OBS_SIZE), jnp.float32)
     shapes = jax.eval_shape(network.init, jax.random.PRNGKey(0), obs)
     kind = "grid" if isinstance(network, GridActorCritic) else "mlp"
-    return (f"Network: {kind}, {count_params(shapes):,} parameters, "
-            f"{forward_flops_per_obs(network) / 1e6:.3f} MFLOP forward per env step (XLA cost analysis)")
+    return (
+        f"Network: {kind}, {count_params(shapes):,} parameters, "
+        f"{forward_flops_per_obs(network) / 1e6:.3f} MFLOP forward per env step (XLA cost analysis)"
+    )

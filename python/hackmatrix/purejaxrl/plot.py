@@ -15,9 +15,9 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional, Sequence
 
 import numpy as np
 
@@ -36,16 +36,16 @@ class PlotError(Exception):
 class Run:
     name: str
     updates: np.ndarray
-    steps: np.ndarray                 # env steps at each update (x axis)
-    series: dict[str, np.ndarray]     # key -> values per update, NaN where absent
+    steps: np.ndarray  # env steps at each update (x axis)
+    series: dict[str, np.ndarray]  # key -> values per update, NaN where absent
     warnings: list[dict] = field(default_factory=list)
 
-    def get(self, key: str) -> Optional[np.ndarray]:
+    def get(self, key: str) -> np.ndarray | None:
         values = self.series.get(key)
         return None if values is None or np.all(np.isnan(values)) else values
 
 
-def load_run(run_dir: Path, name: Optional[str] = None) -> Run:
+def load_run(run_dir: Path, name: str | None = None) -> Run:
     """Read a run's metrics.jsonl. Records of the same update (a chunk and an
     evaluation, or a chunk logged again after a rewind) merge, later ones winning."""
     run_dir = Path(run_dir)
@@ -53,8 +53,10 @@ def load_run(run_dir: Path, name: Optional[str] = None) -> Run:
         raise PlotError(f"{run_dir}: not a directory")
     path = run_dir / "metrics.jsonl"
     if not path.is_file():
-        raise PlotError(f"{run_dir}: no metrics.jsonl here (expected a run directory "
-                        f"such as checkpoints/<run name>/)")
+        raise PlotError(
+            f"{run_dir}: no metrics.jsonl here (expected a run directory "
+            f"such as checkpoints/<run name>/)"
+        )
     by_update: dict[int, dict] = {}
     warnings = []
     for record in read_metrics_file(path):
@@ -66,14 +68,23 @@ def load_run(run_dir: Path, name: Optional[str] = None) -> Run:
         raise PlotError(f"{path}: no training chunk recorded yet")
     updates = np.array(sorted(by_update), dtype=np.int64)
     records = [by_update[u] for u in updates]
-    keys = sorted({k for r in records for k, v in r.items()
-                   if k not in ("update", "health/warnings") and _is_number(v)})
+    keys = sorted(
+        {
+            k
+            for r in records
+            for k, v in r.items()
+            if k not in ("update", "health/warnings") and _is_number(v)
+        }
+    )
     series = {k: np.array([_float(r.get(k)) for r in records]) for k in keys}
     steps = series["train/timesteps"]
     known = ~np.isnan(steps)
     # Evaluation-only records carry no step count: place them by their update.
-    steps = np.interp(updates, updates[known], steps[known]) if known.sum() > 1 else \
-        updates * (steps[known][0] / updates[known][0])
+    steps = (
+        np.interp(updates, updates[known], steps[known])
+        if known.sum() > 1
+        else updates * (steps[known][0] / updates[known][0])
+    )
     return Run(name or run_dir.name, updates, steps, series, warnings)
 
 
@@ -131,8 +142,11 @@ def _action_panel(ax, runs, colors, action):
     taken = _lines(ax, runs, colors, f"actions/{action}_frac", lw=1.5)
     _lines(ax, runs, colors, f"actions/{action}_valid_frac", lw=1.2, ls="--", alpha=0.7)
     _warnings(ax, runs, colors, f"actions/{action}_frac")
-    positive = any(np.nanmax(run.series.get(k, [0])) > 0 for run in runs
-                   for k in (f"actions/{action}_frac", f"actions/{action}_valid_frac"))
+    positive = any(
+        np.nanmax(run.series.get(k, [0])) > 0
+        for run in runs
+        for k in (f"actions/{action}_frac", f"actions/{action}_valid_frac")
+    )
     if not taken:
         _empty(ax, f"no actions/{action}_frac")
     elif not positive:
@@ -149,23 +163,40 @@ def _action_panel(ax, runs, colors, action):
 
 def _multi_key_panel(ax, runs, prefix, title, skip=()):
     """Many keys of one prefix: a colour per key, a line style per run."""
-    keys = sorted({k for run in runs for k in run.series if k.startswith(prefix) and k not in skip
-                   and run.get(k) is not None and np.nanmax(np.abs(run.get(k))) > 0})
+    keys = sorted(
+        {
+            k
+            for run in runs
+            for k in run.series
+            if k.startswith(prefix)
+            and k not in skip
+            and run.get(k) is not None
+            and np.nanmax(np.abs(run.get(k))) > 0
+        }
+    )
     if not keys:
         _empty(ax, f"no {prefix}* metrics")
         ax.set_title(title)
         return
     cmap = _colormap(len(keys))
     for i, key in enumerate(keys):
-        label = key[len(prefix):]
+        label = key[len(prefix) :]
         for j, run in enumerate(runs):
             values = run.get(key)
             if values is None:
                 continue
             ok = ~np.isnan(values)
-            ax.plot(run.steps[ok], values[ok], color=cmap[i], ls=LINESTYLES[j % len(LINESTYLES)],
-                    lw=1.3, marker="o" if ok.sum() < 3 else None, ms=3, label=label)
-            label = None   # one legend entry per key
+            ax.plot(
+                run.steps[ok],
+                values[ok],
+                color=cmap[i],
+                ls=LINESTYLES[j % len(LINESTYLES)],
+                lw=1.3,
+                marker="o" if ok.sum() < 3 else None,
+                ms=3,
+                label=label,
+            )
+            label = None  # one legend entry per key
     ax.legend(loc="best", fontsize=6.5, ncol=2, framealpha=0.6)
     ax.set_title(title + (" (line style = run)" if len(runs) > 1 else ""))
 
@@ -182,15 +213,17 @@ def draw_dashboard(runs: Sequence[Run], out: Path) -> Path:
         import matplotlib
     except ImportError as error:
         raise PlotError("plotting needs matplotlib: pip install 'hackmatrix[viz]'") from error
-    matplotlib.use("Agg")   # files only; never open a window
+    matplotlib.use("Agg")  # files only; never open a window
     import matplotlib.pyplot as plt
 
     colors = _colormap(len(runs))
     fig, axes = plt.subplots(4, 3, figsize=(19, 17))
     (ret, length, stage), (ent, kl, clip), (siphon, program, rewards), (evals, losses, speed) = axes
 
-    for ax, key, title in ((ret, "train/mean_episode_return", "Mean episode return"),
-                           (length, "train/mean_episode_length", "Mean episode length")):
+    for ax, key, title in (
+        (ret, "train/mean_episode_return", "Mean episode return"),
+        (length, "train/mean_episode_length", "Mean episode length"),
+    ):
         if not _lines(ax, runs, colors, key, lw=1.5):
             _empty(ax, f"no {key}")
         _warnings(ax, runs, colors, key)
@@ -202,32 +235,85 @@ def draw_dashboard(runs: Sequence[Run], out: Path) -> Path:
     stage.legend(loc="upper left", fontsize=7)
     stage.set_title("Stage")
 
-    _health_panel(ent, runs, colors, "train/entropy", "Entropy (masked)", [
-        (0, health.ENTROPY_COLLAPSE_BELOW, BAD, f"collapse < {health.ENTROPY_COLLAPSE_BELOW}"),
-        (health.ENTROPY_RECOVERED_ABOVE, health.ENTROPY_HIGH_ABOVE, GOOD, "healthy"),
-        (health.ENTROPY_HIGH_ABOVE, 3.4, WARN, f"too high if it stays > {health.ENTROPY_HIGH_ABOVE}")],
-        ylim=(0, 1.5))
-    _health_panel(kl, runs, colors, "train/approx_kl", "Approx KL", [
-        (*health.KL_HEALTHY, GOOD, f"healthy {health.KL_HEALTHY[0]}-{health.KL_HEALTHY[1]}"),
-        (health.KL_PROBLEM_ABOVE, 1.0, BAD, f"problem > {health.KL_PROBLEM_ABOVE}")],
-        ylim=(0, 0.1))
-    _health_panel(clip, runs, colors, "train/clip_frac", "Clip fraction", [
-        (0, health.CLIP_HEALTHY_BELOW, GOOD, f"healthy < {health.CLIP_HEALTHY_BELOW}"),
-        (health.CLIP_PROBLEM_ABOVE, 1.0, BAD, f"problem > {health.CLIP_PROBLEM_ABOVE}")],
-        ylim=(0, 0.4))
+    _health_panel(
+        ent,
+        runs,
+        colors,
+        "train/entropy",
+        "Entropy (masked)",
+        [
+            (0, health.ENTROPY_COLLAPSE_BELOW, BAD, f"collapse < {health.ENTROPY_COLLAPSE_BELOW}"),
+            (health.ENTROPY_RECOVERED_ABOVE, health.ENTROPY_HIGH_ABOVE, GOOD, "healthy"),
+            (
+                health.ENTROPY_HIGH_ABOVE,
+                3.4,
+                WARN,
+                f"too high if it stays > {health.ENTROPY_HIGH_ABOVE}",
+            ),
+        ],
+        ylim=(0, 1.5),
+    )
+    _health_panel(
+        kl,
+        runs,
+        colors,
+        "train/approx_kl",
+        "Approx KL",
+        [
+            (*health.KL_HEALTHY, GOOD, f"healthy {health.KL_HEALTHY[0]}-{health.KL_HEALTHY[1]}"),
+            (health.KL_PROBLEM_ABOVE, 1.0, BAD, f"problem > {health.KL_PROBLEM_ABOVE}"),
+        ],
+        ylim=(0, 0.1),
+    )
+    _health_panel(
+        clip,
+        runs,
+        colors,
+        "train/clip_frac",
+        "Clip fraction",
+        [
+            (0, health.CLIP_HEALTHY_BELOW, GOOD, f"healthy < {health.CLIP_HEALTHY_BELOW}"),
+            (health.CLIP_PROBLEM_ABOVE, 1.0, BAD, f"problem > {health.CLIP_PROBLEM_ABOVE}"),
+        ],
+        ylim=(0, 0.4),
+    )
     _action_panel(siphon, runs, colors, "siphon")
     _action_panel(program, runs, colors, "program")
     _multi_key_panel(rewards, runs, "reward/", "Reward components (mean per step, non-zero)")
     # Counts, timings and lengths sit on other scales and would flatten the rates and stages.
-    _multi_key_panel(evals, runs, "eval/", "Behaviour evaluation (eval/*)",
-                     skip=("eval/num_episodes", "eval/seconds", "eval/mean_episode_length"))
-    _multi_key_panel(losses, runs, "train/", "Losses",
-                     skip={f"train/{k}" for k in ("approx_kl", "clip_frac", "entropy", "ent_loss",
-                                                  "includes_compile", "mean_episode_length",
-                                                  "mean_episode_return", "mean_reward",
-                                                  "mean_weighted_episode_return", "num_episodes",
-                                                  "steps_per_second", "timesteps", "update_step",
-                                                  "updates_per_second", "weighted_mean_reward")})
+    _multi_key_panel(
+        evals,
+        runs,
+        "eval/",
+        "Behaviour evaluation (eval/*)",
+        skip=("eval/num_episodes", "eval/seconds", "eval/mean_episode_length"),
+    )
+    _multi_key_panel(
+        losses,
+        runs,
+        "train/",
+        "Losses",
+        skip={
+            f"train/{k}"
+            for k in (
+                "approx_kl",
+                "clip_frac",
+                "entropy",
+                "ent_loss",
+                "includes_compile",
+                "mean_episode_length",
+                "mean_episode_return",
+                "mean_reward",
+                "mean_weighted_episode_return",
+                "num_episodes",
+                "steps_per_second",
+                "timesteps",
+                "update_step",
+                "updates_per_second",
+                "weighted_mean_reward",
+            )
+        },
+    )
     if not _lines(speed, runs, colors, "train/steps_per_second", lw=1.5, marker="."):
         _empty(speed, "no train/steps_per_second")
     speed.set_title("Env steps per second (first chunk includes compilation)")
@@ -237,10 +323,18 @@ def draw_dashboard(runs: Sequence[Run], out: Path) -> Path:
         ax.set_xlabel("env steps")
         ax.ticklabel_format(axis="x", style="sci", scilimits=(0, 4))
     handles = [plt.Line2D([], [], color=c, lw=3) for c in colors]
-    fig.suptitle("HackMatrix training dashboard (dotted verticals: health warnings)", y=0.995,
-                 fontsize=14)
-    fig.legend(handles, [r.name for r in runs], loc="upper center", bbox_to_anchor=(0.5, 0.98),
-               ncol=min(len(runs), 6), fontsize=12, frameon=False)
+    fig.suptitle(
+        "HackMatrix training dashboard (dotted verticals: health warnings)", y=0.995, fontsize=14
+    )
+    fig.legend(
+        handles,
+        [r.name for r in runs],
+        loc="upper center",
+        bbox_to_anchor=(0.5, 0.98),
+        ncol=min(len(runs), 6),
+        fontsize=12,
+        frameon=False,
+    )
     fig.tight_layout(rect=(0, 0, 1, 0.955))
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -256,17 +350,24 @@ def _run_names(dirs: Sequence[Path]) -> list[str]:
     return [f"{d.resolve().parent.name}/{d.resolve().name}" for d in dirs]
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m hackmatrix.purejaxrl.plot",
-        description="Draw a PNG dashboard from runs' metrics.jsonl (several runs are overlaid).")
+        description="Draw a PNG dashboard from runs' metrics.jsonl (several runs are overlaid).",
+    )
     parser.add_argument("run_dirs", nargs="+", type=Path, metavar="RUN_DIR")
-    parser.add_argument("-o", "--output", type=Path, default=None,
-                        help="PNG to write (default: RUN_DIR/dashboard.png for one run, "
-                             "./dashboard.png for several)")
+    parser.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        default=None,
+        help="PNG to write (default: RUN_DIR/dashboard.png for one run, "
+        "./dashboard.png for several)",
+    )
     args = parser.parse_args(argv)
-    out = args.output or (args.run_dirs[0] / "dashboard.png" if len(args.run_dirs) == 1
-                          else Path("dashboard.png"))
+    out = args.output or (
+        args.run_dirs[0] / "dashboard.png" if len(args.run_dirs) == 1 else Path("dashboard.png")
+    )
     try:
         runs = [load_run(d, name) for d, name in zip(args.run_dirs, _run_names(args.run_dirs))]
         path = draw_dashboard(runs, out)

@@ -14,14 +14,15 @@ parameters are replicated and XLA inserts the gradient all-reduce.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Optional
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
 from flax.training.train_state import TrainState
-from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+from jax.sharding import Mesh, NamedSharding
+from jax.sharding import PartitionSpec as P
 
 from . import distribution
 from .autoreset import make_auto_reset
@@ -36,26 +37,26 @@ class RunnerState(NamedTuple):
 
     train_state: TrainState
     env_state: Any
-    obs: jnp.ndarray          # f32[E, 1545]: the observation the next action is chosen from
-    episode_return: jnp.ndarray   # f32[E]: running return of the current episode
-    episode_length: jnp.ndarray   # i32[E]: steps taken in the current episode
+    obs: jnp.ndarray  # f32[E, 1545]: the observation the next action is chosen from
+    episode_return: jnp.ndarray  # f32[E]: running return of the current episode
+    episode_length: jnp.ndarray  # i32[E]: steps taken in the current episode
     rng: jnp.ndarray
     # f32[E]: running return under --reward-weights; None when the env's reward is used as is
     weighted_episode_return: Any
 
 
 class Transition(NamedTuple):
-    obs: jnp.ndarray          # o_t, the observation a_t was chosen from
+    obs: jnp.ndarray  # o_t, the observation a_t was chosen from
     action: jnp.ndarray
     reward: jnp.ndarray
     done: jnp.ndarray
     log_prob: jnp.ndarray
     value: jnp.ndarray
-    mask: jnp.ndarray         # the mask used for sampling a_t
-    completed_return: jnp.ndarray   # episode return if the episode ended here, else 0
-    completed_length: jnp.ndarray   # episode length if the episode ended here, else 0
+    mask: jnp.ndarray  # the mask used for sampling a_t
+    completed_return: jnp.ndarray  # episode return if the episode ended here, else 0
+    completed_length: jnp.ndarray  # episode length if the episode ended here, else 0
     empty_mask: jnp.ndarray
-    components: jnp.ndarray   # f32[15] reward components, canonical order
+    components: jnp.ndarray  # f32[15] reward components, canonical order
     stage: jnp.ndarray
     # With --reward-weights, `reward` is the weighted reward PPO trains on and
     # these keep the env's own reward and the weighted episode returns; else None.
@@ -78,15 +79,17 @@ class Trainer(NamedTuple):
     config: TrainConfig
     network: Any
     optimizer: Any
-    init: Any            # (rng) -> RunnerState
-    train_chunk: Any     # jitted (RunnerState, num_active[, env_params]) -> (RunnerState, per-update metrics)
-    env_sharding: Any    # sharding for arrays whose leading axis is the env batch
+    init: Any  # (rng) -> RunnerState
+    train_chunk: (
+        Any  # jitted (RunnerState, num_active[, env_params]) -> (RunnerState, per-update metrics)
+    )
+    env_sharding: Any  # sharding for arrays whose leading axis is the env batch
     replicated: Any
     reward_names: tuple
-    phases: dict         # the update's unjitted phase functions by name (profiling)
+    phases: dict  # the update's unjitted phase functions by name (profiling)
 
 
-def make_reward_weighting(weights: Optional[dict], reward_names: tuple):
+def make_reward_weighting(weights: dict | None, reward_names: tuple):
     """`--reward-weights` as a function of the f32[..., 15] components, or None without weights.
 
     The weighted reward is sum_i w_i * component_i with w_i = 1 for components
@@ -120,15 +123,17 @@ def make_mesh(devices=None) -> Mesh:
     return Mesh(np.array(devices), (ENV_AXIS,))
 
 
-def make_train(config: TrainConfig, env, env_params=None, mesh: Optional[Mesh] = None) -> Trainer:
+def make_train(config: TrainConfig, env, env_params=None, mesh: Mesh | None = None) -> Trainer:
     """Build init and the jitted chunk for `config` on `env` (a jax_env-like module)."""
     if config.num_minibatches is None or config.update_epochs is None:
         raise ValueError("resolve num_minibatches/update_epochs (auto_scale_for_batch_size) first")
     env_params = env.EnvParams() if env_params is None else env_params
     mesh = mesh if mesh is not None else make_mesh(jax.devices()[:1])
     if config.num_envs % mesh.size:
-        raise ValueError(f"num_envs={config.num_envs} must be divisible by the "
-                         f"{mesh.size} devices it is sharded over")
+        raise ValueError(
+            f"num_envs={config.num_envs} must be divisible by the "
+            f"{mesh.size} devices it is sharded over"
+        )
     env_sharding = NamedSharding(mesh, P(ENV_AXIS))
     time_env_sharding = NamedSharding(mesh, P(None, ENV_AXIS))
     replicated = NamedSharding(mesh, P())
@@ -162,8 +167,9 @@ def make_train(config: TrainConfig, env, env_params=None, mesh: Optional[Mesh] =
             episode_return=jax.device_put(jnp.zeros(num_envs, jnp.float32), env_sharding),
             episode_length=jax.device_put(jnp.zeros(num_envs, jnp.int32), env_sharding),
             rng=jax.device_put(rng, replicated),
-            weighted_episode_return=None if weigh_reward is None else jax.device_put(
-                jnp.zeros(num_envs, jnp.float32), env_sharding),
+            weighted_episode_return=None
+            if weigh_reward is None
+            else jax.device_put(jnp.zeros(num_envs, jnp.float32), env_sharding),
         )
 
     # ------------------------------------------------------------------ rollout
@@ -178,7 +184,8 @@ def make_train(config: TrainConfig, env, env_params=None, mesh: Optional[Mesh] =
         log_prob = distribution.log_prob(logits, mask, action)
 
         next_obs, next_state, reward, done, info = v_step(
-            jax.random.split(step_key, num_envs), runner.env_state, action, env_params)
+            jax.random.split(step_key, num_envs), runner.env_state, action, env_params
+        )
         episode_return = runner.episode_return + reward
         episode_length = runner.episode_length + 1
         completed_return = jnp.where(done, episode_return, 0.0)
@@ -195,17 +202,29 @@ def make_train(config: TrainConfig, env, env_params=None, mesh: Optional[Mesh] =
             completed_weighted = jnp.where(done, weighted_return, 0.0)
             weighted_return = keep_env_sharded(jnp.where(done, 0.0, weighted_return))
         transition = Transition(
-            obs=runner.obs, action=action, reward=reward if weighted is None else weighted,
+            obs=runner.obs,
+            action=action,
+            reward=reward if weighted is None else weighted,
             env_reward=None if weighted is None else reward,
-            completed_weighted_return=completed_weighted, done=done, log_prob=log_prob,
-            value=value, mask=mask, completed_return=completed_return,
-            completed_length=completed_length, empty_mask=empty,
-            components=components, stage=info["stage"])
+            completed_weighted_return=completed_weighted,
+            done=done,
+            log_prob=log_prob,
+            value=value,
+            mask=mask,
+            completed_return=completed_return,
+            completed_length=completed_length,
+            empty_mask=empty,
+            components=components,
+            stage=info["stage"],
+        )
         new_runner = runner._replace(
-            env_state=keep_env_sharded(next_state), obs=keep_env_sharded(next_obs),
+            env_state=keep_env_sharded(next_state),
+            obs=keep_env_sharded(next_obs),
             episode_return=keep_env_sharded(jnp.where(done, 0.0, episode_return)),
             episode_length=keep_env_sharded(jnp.where(done, 0, episode_length)),
-            weighted_episode_return=weighted_return, rng=rng)
+            weighted_episode_return=weighted_return,
+            rng=rng,
+        )
         return new_runner, transition
 
     # ---------------------------------------------------------------------- GAE
@@ -218,7 +237,8 @@ def make_train(config: TrainConfig, env, env_params=None, mesh: Optional[Mesh] =
             return (advantage, t.value), advantage
 
         _, advantages = jax.lax.scan(
-            backward, (jnp.zeros_like(last_value), last_value), traj, reverse=True)
+            backward, (jnp.zeros_like(last_value), last_value), traj, reverse=True
+        )
         return advantages, advantages + traj.value
 
     # --------------------------------------------------------------------- loss
@@ -250,7 +270,8 @@ def make_train(config: TrainConfig, env, env_params=None, mesh: Optional[Mesh] =
         # the whole batch being made per epoch: the same rows in the same order,
         # without writing and re-reading the 1.6 GB of observations at 2,048 x 128.
         minibatch = jax.tree_util.tree_map(
-            lambda x: jnp.take(x, indices, axis=0, mode="clip"), batch)  # in range: no fill pass
+            lambda x: jnp.take(x, indices, axis=0, mode="clip"), batch
+        )  # in range: no fill pass
         grads, losses = jax.grad(loss_fn, has_aux=True)(train_state.params, minibatch)
         return (train_state.apply_gradients(grads=grads), batch), losses
 
@@ -259,14 +280,17 @@ def make_train(config: TrainConfig, env, env_params=None, mesh: Optional[Mesh] =
         rng, perm_key = jax.random.split(rng)
         permutation = jax.random.permutation(perm_key, batch_size)
         (train_state, _), losses = jax.lax.scan(
-            minibatch_step, (train_state, batch), permutation.reshape(num_minibatches, -1))
+            minibatch_step, (train_state, batch), permutation.reshape(num_minibatches, -1)
+        )
         return (train_state, rng, batch), losses
 
     # ------------------------------------------------------------ one PPO update
     def rollout_metrics(traj: Transition):
         steps = traj.action.size
         metrics = {
-            "train/mean_reward": (traj.reward if traj.env_reward is None else traj.env_reward).mean(),
+            "train/mean_reward": (
+                traj.reward if traj.env_reward is None else traj.env_reward
+            ).mean(),
             "episode_return_sum": traj.completed_return.sum(),
             "episode_length_sum": traj.completed_length.sum().astype(jnp.float32),
             "train/num_episodes": traj.done.sum().astype(jnp.float32),
@@ -281,7 +305,7 @@ def make_train(config: TrainConfig, env, env_params=None, mesh: Optional[Mesh] =
             "stats/highest_stage": traj.stage.max().astype(jnp.float32),
             "stats/empty_mask_steps": traj.empty_mask.sum().astype(jnp.float32),
         }
-        if traj.env_reward is not None:   # --reward-weights: what PPO trained on (§3.2)
+        if traj.env_reward is not None:  # --reward-weights: what PPO trained on (§3.2)
             metrics["train/weighted_mean_reward"] = traj.reward.mean()
             metrics["weighted_return_sum"] = traj.completed_weighted_return.sum()
         component_means = traj.components.mean(axis=(0, 1))
@@ -291,7 +315,9 @@ def make_train(config: TrainConfig, env, env_params=None, mesh: Optional[Mesh] =
 
     def rollout(runner: RunnerState, env_params=env_params):
         """num_steps env steps; returns the runner after them, the trajectory and V(o_T)."""
-        runner, traj = jax.lax.scan(lambda c, x: env_step(c, x, env_params), runner, None, num_steps)
+        runner, traj = jax.lax.scan(
+            lambda c, x: env_step(c, x, env_params), runner, None, num_steps
+        )
         traj = keep_env_sharded(traj, time_env_sharding)
         _, last_value = network.apply(runner.train_state.params, runner.obs)
         return runner, traj, last_value
@@ -299,12 +325,15 @@ def make_train(config: TrainConfig, env, env_params=None, mesh: Optional[Mesh] =
     def learn(train_state, epoch_key, traj: Transition, advantages, targets):
         """update_epochs passes of shuffled minibatch Adam steps; returns the losses [epochs, mb]."""
         # Only what loss_fn reads goes into the minibatches (not rewards, metrics...).
-        inputs = LossInputs(obs=traj.obs, mask=traj.mask, action=traj.action,
-                            log_prob=traj.log_prob)
+        inputs = LossInputs(
+            obs=traj.obs, mask=traj.mask, action=traj.action, log_prob=traj.log_prob
+        )
         flat = jax.tree_util.tree_map(
-            lambda x: x.reshape((batch_size,) + x.shape[2:]), (inputs, advantages, targets))
+            lambda x: x.reshape((batch_size,) + x.shape[2:]), (inputs, advantages, targets)
+        )
         (train_state, _, _), losses = jax.lax.scan(
-            epoch_step, (train_state, epoch_key, flat), None, config.update_epochs)
+            epoch_step, (train_state, epoch_key, flat), None, config.update_epochs
+        )
         return train_state, losses
 
     def update(runner: RunnerState, env_params=env_params):
@@ -337,12 +366,26 @@ def make_train(config: TrainConfig, env, env_params=None, mesh: Optional[Mesh] =
 
     jitted_chunk = jax.jit(train_chunk, donate_argnums=(0,))
     # The update's phases, unjitted, for profiling (python/scripts/profile_train.py).
-    phases = {"env_step": env_step, "rollout": rollout, "compute_gae": compute_gae,
-              "loss_fn": loss_fn, "learn": learn, "rollout_metrics": rollout_metrics,
-              "update": update}
-    return Trainer(config=config, network=network, optimizer=optimizer, init=init,
-                   train_chunk=jitted_chunk, env_sharding=env_sharding,
-                   replicated=replicated, reward_names=reward_names, phases=phases)
+    phases = {
+        "env_step": env_step,
+        "rollout": rollout,
+        "compute_gae": compute_gae,
+        "loss_fn": loss_fn,
+        "learn": learn,
+        "rollout_metrics": rollout_metrics,
+        "update": update,
+    }
+    return Trainer(
+        config=config,
+        network=network,
+        optimizer=optimizer,
+        init=init,
+        train_chunk=jitted_chunk,
+        env_sharding=env_sharding,
+        replicated=replicated,
+        reward_names=reward_names,
+        phases=phases,
+    )
 
 
 def place_runner_state(trainer: Trainer, runner: RunnerState) -> RunnerState:
@@ -355,5 +398,15 @@ def place_runner_state(trainer: Trainer, runner: RunnerState) -> RunnerState:
     return RunnerState(train_state, *env_part, rng, weighted_return)
 
 
-__all__ = ["make_train", "make_mesh", "make_optimizer", "make_reward_weighting", "place_runner_state",
-           "RunnerState", "Trainer", "Transition", "NUM_ACTIONS", "OBS_SIZE"]
+__all__ = [
+    "make_train",
+    "make_mesh",
+    "make_optimizer",
+    "make_reward_weighting",
+    "place_runner_state",
+    "RunnerState",
+    "Trainer",
+    "Transition",
+    "NUM_ACTIONS",
+    "OBS_SIZE",
+]

@@ -58,7 +58,9 @@ def find_latest_params(checkpoint_dir: str | Path) -> Path:
     runs = [d for d in [root, *root.rglob("*")] if d.is_dir() and params_in_run(d) is not None]
     if not runs:
         raise PolicyLoadError(f"--latest: no final_params.npz or params_*.npz under {root}")
-    newest = max(runs, key=lambda d: (max(f.stat().st_mtime for f in d.iterdir() if f.is_file()), str(d)))
+    newest = max(
+        runs, key=lambda d: (max(f.stat().st_mtime for f in d.iterdir() if f.is_file()), str(d))
+    )
     return params_in_run(newest)
 
 
@@ -70,8 +72,10 @@ def resolve_model_path(path: str | Path) -> Path:
         if found is None:
             checkpoints = _numbered(path, _CHECKPOINT_RE)
             if not checkpoints:
-                raise PolicyLoadError(f"{path}: a directory without final_params.npz, params_*.npz "
-                                      "or checkpoint_*.pkl")
+                raise PolicyLoadError(
+                    f"{path}: a directory without final_params.npz, params_*.npz "
+                    "or checkpoint_*.pkl"
+                )
             found = checkpoints[-1][1]
         return found
     if not path.is_file():
@@ -109,8 +113,12 @@ class Architecture:
 
     def config(self) -> dict:
         """The training-config entries `network_from_config` builds this network from."""
-        return {"network": self.network, "hidden_dim": self.hidden_dim, "num_layers": self.num_layers,
-                **dict(self.grid_sizes)}
+        return {
+            "network": self.network,
+            "hidden_dim": self.hidden_dim,
+            "num_layers": self.num_layers,
+            **dict(self.grid_sizes),
+        }
 
 
 def detect_architecture(tree: dict, source: str = "parameters") -> Architecture:
@@ -120,14 +128,23 @@ def detect_architecture(tree: dict, source: str = "parameters") -> Architecture:
         found = network_config_from_params(tree)
     except ValueError as error:
         raise PolicyLoadError(f"{source}: {error}") from error
-    grid_sizes = tuple((k, v) for k, v in found.items() if k not in ("network", "hidden_dim", "num_layers"))
-    return Architecture(hidden_dim=found["hidden_dim"], num_layers=found["num_layers"],
-                        network=found["network"], grid_sizes=grid_sizes)
+    grid_sizes = tuple(
+        (k, v) for k, v in found.items() if k not in ("network", "hidden_dim", "num_layers")
+    )
+    return Architecture(
+        hidden_dim=found["hidden_dim"],
+        num_layers=found["num_layers"],
+        network=found["network"],
+        grid_sizes=grid_sizes,
+    )
 
 
 def _shapes(tree) -> dict[str, tuple]:
-    return {f"{layer}.{name}": tuple(np.shape(value))
-            for layer, leaves in sorted(tree["params"].items()) for name, value in sorted(leaves.items())}
+    return {
+        f"{layer}.{name}": tuple(np.shape(value))
+        for layer, leaves in sorted(tree["params"].items())
+        for name, value in sorted(leaves.items())
+    }
 
 
 # ------------------------------------------------------------------ policy
@@ -136,7 +153,9 @@ def _shapes(tree) -> dict[str, tuple]:
 class Policy:
     """Picks actions from flat observations and masks."""
 
-    def __init__(self, tree: dict, architecture: Architecture, source: str = "parameters", seed: int = 0):
+    def __init__(
+        self, tree: dict, architecture: Architecture, source: str = "parameters", seed: int = 0
+    ):
         import jax
 
         from hackmatrix.purejaxrl.network import network_from_config
@@ -144,23 +163,33 @@ class Policy:
         self.architecture = architecture
         self.source = source
         self._network = network_from_config(architecture.config())
-        expected = jax.eval_shape(self._network.init, jax.random.PRNGKey(0), np.zeros((OBS_SIZE,), np.float32))
+        expected = jax.eval_shape(
+            self._network.init, jax.random.PRNGKey(0), np.zeros((OBS_SIZE,), np.float32)
+        )
         want, have = _shapes(expected), _shapes(tree)
         if want != have:
             detected = detect_architecture(tree, source)
-            diff = [f"{k}: file {have.get(k)} vs requested {want.get(k)}"
-                    for k in sorted(set(want) | set(have)) if want.get(k) != have.get(k)]
+            diff = [
+                f"{k}: file {have.get(k)} vs requested {want.get(k)}"
+                for k in sorted(set(want) | set(have))
+                if want.get(k) != have.get(k)
+            ]
             raise PolicyLoadError(
                 f"{source}: parameters do not fit the requested network "
                 f"(requested hidden_dim={architecture.hidden_dim}, num_layers={architecture.num_layers}; "
                 f"detected hidden_dim={detected.hidden_dim}, num_layers={detected.num_layers}): "
-                + "; ".join(diff[:6]))
+                + "; ".join(diff[:6])
+            )
         self._params = jax.tree_util.tree_map(lambda x: np.asarray(x, np.float32), tree)
         self._apply = jax.jit(self._network.apply)
-        logits, value = self._apply(self._params, np.zeros((OBS_SIZE,), np.float32))  # the test forward pass
+        logits, value = self._apply(
+            self._params, np.zeros((OBS_SIZE,), np.float32)
+        )  # the test forward pass
         if np.shape(logits) != (ACTION_COUNT,) or np.shape(value) != ():
-            raise PolicyLoadError(f"{source}: the network gives logits {np.shape(logits)} and value "
-                                  f"{np.shape(value)}, expected ({ACTION_COUNT},) and ()")
+            raise PolicyLoadError(
+                f"{source}: the network gives logits {np.shape(logits)} and value "
+                f"{np.shape(value)}, expected ({ACTION_COUNT},) and ()"
+            )
         self._rng = np.random.default_rng(seed)
 
     def logits(self, observation: np.ndarray) -> np.ndarray:
@@ -184,13 +213,17 @@ class Policy:
         return int(self._rng.choice(ACTION_COUNT, p=probs))
 
 
-def load_policy(path: str | Path, *, hidden_dim: int | None = None, num_layers: int | None = None,
-                seed: int = 0) -> Policy:
+def load_policy(
+    path: str | Path, *, hidden_dim: int | None = None, num_layers: int | None = None, seed: int = 0
+) -> Policy:
     """Load parameters and build the policy; explicit sizes override the detected ones."""
     path = resolve_model_path(path)
     tree = load_param_tree(path)
     detected = detect_architecture(tree, str(path))
-    architecture = Architecture(hidden_dim=hidden_dim if hidden_dim is not None else detected.hidden_dim,
-                                num_layers=num_layers if num_layers is not None else detected.num_layers,
-                                network=detected.network, grid_sizes=detected.grid_sizes)
+    architecture = Architecture(
+        hidden_dim=hidden_dim if hidden_dim is not None else detected.hidden_dim,
+        num_layers=num_layers if num_layers is not None else detected.num_layers,
+        network=detected.network,
+        grid_sizes=detected.grid_sizes,
+    )
     return Policy(tree, architecture, source=str(path), seed=seed)

@@ -8,10 +8,18 @@ from PIL import ImageFont
 
 # Searched by name in the system font folders (Pillow does the search), then by path.
 _CANDIDATES = {
-    False: ("DejaVuSans.ttf", "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-            "/System/Library/Fonts/Supplemental/Arial.ttf", "Arial.ttf"),
-    True: ("DejaVuSans-Bold.ttf", "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf",
-           "/System/Library/Fonts/Supplemental/Arial Bold.ttf", "Arial Bold.ttf"),
+    False: (
+        "DejaVuSans.ttf",
+        "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+        "/System/Library/Fonts/Supplemental/Arial.ttf",
+        "Arial.ttf",
+    ),
+    True: (
+        "DejaVuSans-Bold.ttf",
+        "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf",
+        "/System/Library/Fonts/Supplemental/Arial Bold.ttf",
+        "Arial Bold.ttf",
+    ),
 }
 
 

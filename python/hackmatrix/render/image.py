@@ -10,8 +10,8 @@ always has the colour of the most important thing on it (see `PALETTE`).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
 
 import numpy as np
 from PIL import Image, ImageDraw
@@ -154,8 +154,13 @@ def render_rgb(
     if not scale > 0:
         raise ValueError(f"scale must be positive, got {scale}")
     scene = build_scene(state, reveal=reveal)
-    panel = build_panel(scene, last_action=last_action, reward_components=reward_components,
-                        reward=reward, mask=mask)
+    panel = build_panel(
+        scene,
+        last_action=last_action,
+        reward_components=reward_components,
+        reward=reward,
+        mask=mask,
+    )
     layout = Layout(scale=scale, footer_lines=len(footer))
     image = Image.new("RGB", (layout.width, layout.height), PALETTE["background"])
     draw = ImageDraw.Draw(image)
@@ -170,19 +175,38 @@ def render_rgb(
 
 
 def _draw_title(draw: ImageDraw.ImageDraw, layout: Layout, scene: Scene, title: str | None) -> None:
-    text = title if title is not None else f"HackMatrix  ·  stage {scene.stage}/8  ·  turn {scene.turn}"
-    draw.text((layout.board_left, layout.px(10)), text, fill=PALETTE["text"], font=font(layout.px(18), bold=True))
+    text = (
+        title
+        if title is not None
+        else f"HackMatrix  ·  stage {scene.stage}/8  ·  turn {scene.turn}"
+    )
+    draw.text(
+        (layout.board_left, layout.px(10)),
+        text,
+        fill=PALETTE["text"],
+        font=font(layout.px(18), bold=True),
+    )
 
 
 def _draw_board(draw: ImageDraw.ImageDraw, layout: Layout, scene: Scene, panel: Panel) -> None:
     label_font = font(layout.px(13))
     for i in range(GRID_SIZE):
         x, _ = layout.cell_center(0, i)
-        draw.text((x, layout.board_top + layout.board_size + layout.px(6)), str(i),
-                  fill=PALETTE["grid_text"], font=label_font, anchor="mt")
+        draw.text(
+            (x, layout.board_top + layout.board_size + layout.px(6)),
+            str(i),
+            fill=PALETTE["grid_text"],
+            font=label_font,
+            anchor="mt",
+        )
         _, y = layout.cell_center(i, 0)
-        draw.text((layout.board_left - layout.px(10), y), str(i),
-                  fill=PALETTE["grid_text"], font=label_font, anchor="mm")
+        draw.text(
+            (layout.board_left - layout.px(10), y),
+            str(i),
+            fill=PALETTE["grid_text"],
+            font=label_font,
+            anchor="mm",
+        )
     for row in range(GRID_SIZE):
         for col in range(GRID_SIZE):
             _draw_cell(draw, layout, scene.cell(row, col))
@@ -196,37 +220,70 @@ def _draw_cell(draw: ImageDraw.ImageDraw, layout: Layout, cell: CellView) -> Non
     s = layout.cell
     radius = layout.px(8)
 
-    floor = PALETTE["exit_floor"] if cell.is_exit else (
-        PALETTE["floor_siphoned"] if cell.siphoned else PALETTE["floor"])
+    floor = (
+        PALETTE["exit_floor"]
+        if cell.is_exit
+        else (PALETTE["floor_siphoned"] if cell.siphoned else PALETTE["floor"])
+    )
     draw.rounded_rectangle((left, top, right, bottom), radius=radius, fill=floor)
 
     if cell.block is not None:
         b = cell.block
         key = BLOCK_COLOR_KEYS[b.kind] + ("_siphoned" if b.siphoned else "")
         inset = layout.px(4)
-        draw.rounded_rectangle((left + inset, top + inset, right - inset, bottom - inset),
-                               radius=radius, fill=PALETTE[key])
+        draw.rounded_rectangle(
+            (left + inset, top + inset, right - inset, bottom - inset),
+            radius=radius,
+            fill=PALETTE[key],
+        )
         _draw_block_labels(draw, layout, cell, left, top, right, bottom)
 
     glyph = s * 0.22  # half-size of the middle glyph
     if cell.is_exit:
         w, h = glyph * 0.8, glyph * 1.1
-        draw.rounded_rectangle((cx - w, cy - h, cx + w, cy + h), radius=layout.px(3), fill=PALETTE["exit"])
-        _small_text(draw, layout, (cx, bottom - layout.px(4)), "EXIT", PALETTE["exit"], anchor="mb", bold=True)
+        draw.rounded_rectangle(
+            (cx - w, cy - h, cx + w, cy + h), radius=layout.px(3), fill=PALETTE["exit"]
+        )
+        _small_text(
+            draw,
+            layout,
+            (cx, bottom - layout.px(4)),
+            "EXIT",
+            PALETTE["exit"],
+            anchor="mb",
+            bold=True,
+        )
     if cell.is_data_siphon:
         d = glyph * 0.9
-        draw.polygon([(cx, cy - d), (cx + d, cy), (cx, cy + d), (cx - d, cy)], fill=PALETTE["data_siphon"])
+        draw.polygon(
+            [(cx, cy - d), (cx + d, cy), (cx, cy + d), (cx - d, cy)], fill=PALETTE["data_siphon"]
+        )
     if cell.siphon_center:
         r = layout.px(5)
-        draw.ellipse((right - layout.px(8) - r, top + layout.px(8) - r, right - layout.px(8) + r,
-                      top + layout.px(8) + r), outline=PALETTE["siphon_center"], width=max(1, layout.px(2)))
+        draw.ellipse(
+            (
+                right - layout.px(8) - r,
+                top + layout.px(8) - r,
+                right - layout.px(8) + r,
+                top + layout.px(8) + r,
+            ),
+            outline=PALETTE["siphon_center"],
+            width=max(1, layout.px(2)),
+        )
     _draw_resources(draw, layout, cell, left, bottom)
 
     if cell.cryptog_hint and cell.enemy is None and not cell.has_player:
         r = glyph * 1.05
         faint = _blend(PALETTE["cryptog"], floor, 0.45)
         draw.ellipse((cx - r, cy - r, cx + r, cy + r), outline=faint, width=max(1, layout.px(2)))
-        _small_text(draw, layout, (right - layout.px(5), top + layout.px(4)), "last seen", faint, anchor="ra")
+        _small_text(
+            draw,
+            layout,
+            (right - layout.px(5), top + layout.px(4)),
+            "last seen",
+            faint,
+            anchor="ra",
+        )
 
     if cell.transmission is not None:
         _draw_transmission(draw, layout, cell, cx, cy, glyph, right, bottom, top)
@@ -235,7 +292,10 @@ def _draw_cell(draw: ImageDraw.ImageDraw, layout: Layout, cell: CellView) -> Non
     if cell.has_player:
         r = glyph * 1.1
         ring = max(2, layout.px(4))
-        draw.ellipse((cx - r - ring, cy - r - ring, cx + r + ring, cy + r + ring), fill=PALETTE["player_ring"])
+        draw.ellipse(
+            (cx - r - ring, cy - r - ring, cx + r + ring, cy + r + ring),
+            fill=PALETTE["player_ring"],
+        )
         draw.ellipse((cx - r, cy - r, cx + r, cy + r), fill=PALETTE["player"])
 
 
@@ -244,43 +304,98 @@ def _draw_block_labels(draw, layout: Layout, cell: CellView, left, top, right, b
     x = left + layout.px(8)
     y = top + layout.px(6)
     if b.kind == "question" and b.points is None and b.program is None:
-        draw.text((x, y - layout.px(2)), "?", fill=PALETTE["text"], font=font(layout.px(17), bold=True))
+        draw.text(
+            (x, y - layout.px(2)), "?", fill=PALETTE["text"], font=font(layout.px(17), bold=True)
+        )
     elif b.points is not None:
         prefix = "?" if b.kind == "question" else ""
-        draw.text((x, y - layout.px(2)), f"{prefix}{b.points}", fill=PALETTE["text"],
-                  font=font(layout.px(17), bold=True))
+        draw.text(
+            (x, y - layout.px(2)),
+            f"{prefix}{b.points}",
+            fill=PALETTE["text"],
+            font=font(layout.px(17), bold=True),
+        )
         if cell.enemy is None:  # the enemy's name takes that space otherwise
-            _small_text(draw, layout, (x + layout.px(22), y + layout.px(3)), "data", PALETTE["text"])
+            _small_text(
+                draw, layout, (x + layout.px(22), y + layout.px(3)), "data", PALETTE["text"]
+            )
     else:
         prefix = "?" if b.kind == "question" else ""
-        draw.text((x, y), f"{prefix}{b.program}", fill=PALETTE["text"], font=font(layout.px(13), bold=True))
+        draw.text(
+            (x, y),
+            f"{prefix}{b.program}",
+            fill=PALETTE["text"],
+            font=font(layout.px(13), bold=True),
+        )
     if b.siphoned:
-        _small_text(draw, layout, (right - layout.px(7), bottom - layout.px(5)), "siphoned",
-                    PALETTE["text_dim"], anchor="rb")
+        _small_text(
+            draw,
+            layout,
+            (right - layout.px(7), bottom - layout.px(5)),
+            "siphoned",
+            PALETTE["text_dim"],
+            anchor="rb",
+        )
     elif b.spawn_count is not None and cell.enemy is None and cell.transmission is None:
-        _small_text(draw, layout, (right - layout.px(7), bottom - layout.px(5)), f"spawn {b.spawn_count}",
-                    PALETTE["text_dim"], anchor="rb")
+        _small_text(
+            draw,
+            layout,
+            (right - layout.px(7), bottom - layout.px(5)),
+            f"spawn {b.spawn_count}",
+            PALETTE["text_dim"],
+            anchor="rb",
+        )
 
 
 def _draw_resources(draw, layout: Layout, cell: CellView, left, bottom) -> None:
     x, y = left + layout.px(7), bottom - layout.px(5)
     if cell.credits:
-        _small_text(draw, layout, (x, y), f"{cell.credits}C", PALETTE["credits"], anchor="lb", bold=True, size=13)
+        _small_text(
+            draw,
+            layout,
+            (x, y),
+            f"{cell.credits}C",
+            PALETTE["credits"],
+            anchor="lb",
+            bold=True,
+            size=13,
+        )
     if cell.energy:
-        _small_text(draw, layout, (x, y), f"{cell.energy}E", PALETTE["energy"], anchor="lb", bold=True, size=13)
+        _small_text(
+            draw,
+            layout,
+            (x, y),
+            f"{cell.energy}E",
+            PALETTE["energy"],
+            anchor="lb",
+            bold=True,
+            size=13,
+        )
 
 
-def _draw_transmission(draw, layout: Layout, cell: CellView, cx, cy, glyph, right, bottom, top) -> None:
+def _draw_transmission(
+    draw, layout: Layout, cell: CellView, cx, cy, glyph, right, bottom, top
+) -> None:
     t = cell.transmission
     r = glyph * 0.95
     ring = max(2, layout.px(4))
     ring_color = PALETTE[t.enemy_type] if t.enemy_type else PALETTE["transmission_ring"]
     draw.ellipse((cx - r - ring, cy - r - ring, cx + r + ring, cy + r + ring), fill=ring_color)
     draw.ellipse((cx - r, cy - r, cx + r, cy + r), fill=PALETTE["transmission"])
-    _small_text(draw, layout, (right - layout.px(7), bottom - layout.px(4)), f"in {t.countdown}",
-                PALETTE["transmission"], anchor="rb", bold=True, size=13)
+    _small_text(
+        draw,
+        layout,
+        (right - layout.px(7), bottom - layout.px(4)),
+        f"in {t.countdown}",
+        PALETTE["transmission"],
+        anchor="rb",
+        bold=True,
+        size=13,
+    )
     label = f"→ {t.enemy_type}" if t.enemy_type else "incoming"
-    _small_text(draw, layout, (right - layout.px(7), top + layout.px(5)), label, ring_color, anchor="ra")
+    _small_text(
+        draw, layout, (right - layout.px(7), top + layout.px(5)), label, ring_color, anchor="ra"
+    )
 
 
 def _draw_enemy(draw, layout: Layout, cell: CellView, cx, cy, glyph, right, bottom, top) -> None:
@@ -293,16 +408,31 @@ def _draw_enemy(draw, layout: Layout, cell: CellView, cx, cy, glyph, right, bott
     if e.type == "virus":
         draw.ellipse((cx - r, cy - r, cx + r, cy + r), fill=color)
     elif e.type == "daemon":
-        draw.rounded_rectangle((cx - r * 0.9, cy - r * 0.9, cx + r * 0.9, cy + r * 0.9),
-                               radius=layout.px(4), fill=color)
+        draw.rounded_rectangle(
+            (cx - r * 0.9, cy - r * 0.9, cx + r * 0.9, cy + r * 0.9),
+            radius=layout.px(4),
+            fill=color,
+        )
     elif e.type == "glitch":
-        draw.polygon([(cx, cy - r * 1.15), (cx + r * 1.15, cy), (cx, cy + r * 1.15), (cx - r * 1.15, cy)],
-                     fill=color)
+        draw.polygon(
+            [(cx, cy - r * 1.15), (cx + r * 1.15, cy), (cx, cy + r * 1.15), (cx - r * 1.15, cy)],
+            fill=color,
+        )
     else:  # cryptog
         draw.regular_polygon((cx, cy, r * 1.1), n_sides=6, fill=color)
-    if cell.block is None:  # on a block the top strip holds the block's label; shape and colour still tell the type
+    if (
+        cell.block is None
+    ):  # on a block the top strip holds the block's label; shape and colour still tell the type
         name = e.type + (" (stun)" if e.stunned else "")
-        _small_text(draw, layout, (right - layout.px(6), top + layout.px(5)), name, color, anchor="ra", bold=True)
+        _small_text(
+            draw,
+            layout,
+            (right - layout.px(6), top + layout.px(5)),
+            name,
+            color,
+            anchor="ra",
+            bold=True,
+        )
     # hit points as pips, bottom right
     pip, step = layout.px(7), layout.px(10)
     x = right - layout.px(8) - step * (e.max_hp - 1) - pip
@@ -335,8 +465,11 @@ def _draw_valid_moves(draw, layout: Layout, scene: Scene, panel: Panel) -> None:
 def _draw_panel(draw: ImageDraw.ImageDraw, layout: Layout, panel: Panel) -> None:
     x0 = layout.panel_left
     x1 = layout.width - layout.px(12)
-    draw.rounded_rectangle((x0, layout.board_top, x1, layout.board_top + layout.board_size),
-                           radius=layout.px(10), fill=PALETTE["panel"])
+    draw.rounded_rectangle(
+        (x0, layout.board_top, x1, layout.board_top + layout.board_size),
+        radius=layout.px(10),
+        fill=PALETTE["panel"],
+    )
     x = x0 + layout.px(14)
     y = layout.board_top + layout.px(12)
     label_font, value_font = font(layout.px(14)), font(layout.px(15), bold=True)
@@ -382,17 +515,25 @@ def _draw_panel(draw: ImageDraw.ImageDraw, layout: Layout, panel: Panel) -> None
         draw.text((x + layout.px(66), y), f"{panel.reward_total:+.3f}", fill=color, font=value_font)
         y += line
         small = font(layout.px(12))
-        room = (layout.board_top + layout.board_size - layout.px(8) - y) // layout.px(16)  # lines that fit
+        room = (layout.board_top + layout.board_size - layout.px(8) - y) // layout.px(
+            16
+        )  # lines that fit
         limit = min(_MAX_REWARD_LINES, room if len(panel.reward_lines) <= room else room - 1)
-        shown = panel.reward_lines[:max(0, limit)]
+        shown = panel.reward_lines[: max(0, limit)]
         for item in shown:
             color = PALETTE["good"] if item.value >= 0 else PALETTE["bad"]
             draw.text((x + layout.px(8), y), item.name, fill=PALETTE["text_dim"], font=small)
-            draw.text((x1 - layout.px(12), y), f"{item.value:+.3f}", fill=color, font=small, anchor="ra")
+            draw.text(
+                (x1 - layout.px(12), y), f"{item.value:+.3f}", fill=color, font=small, anchor="ra"
+            )
             y += layout.px(16)
         if len(panel.reward_lines) > len(shown):
-            draw.text((x + layout.px(8), y), f"+{len(panel.reward_lines) - len(shown)} more",
-                      fill=PALETTE["text_dim"], font=small)
+            draw.text(
+                (x + layout.px(8), y),
+                f"+{len(panel.reward_lines) - len(shown)} more",
+                fill=PALETTE["text_dim"],
+                font=small,
+            )
 
 
 def _draw_programs(draw, layout: Layout, panel: Panel, x: int, y: int, x1: int) -> int:
@@ -414,9 +555,16 @@ def _draw_programs(draw, layout: Layout, panel: Panel, x: int, y: int, x1: int) 
         else:
             bg, fg = PALETTE["unusable"], PALETTE["text_dim"]
         draw.rounded_rectangle((px_, py, px_ + width, py + h), radius=layout.px(4), fill=bg)
-        draw.text((px_ + layout.px(6), py + h // 2), prog.name, fill=fg, font=name_font, anchor="lm")
-        draw.text((px_ + width - layout.px(5), py + h // 2), f"{prog.credits}C {prog.energy}E",
-                  fill=PALETTE["text_dim"] if not prog.usable else PALETTE["text"], font=cost_font, anchor="rm")
+        draw.text(
+            (px_ + layout.px(6), py + h // 2), prog.name, fill=fg, font=name_font, anchor="lm"
+        )
+        draw.text(
+            (px_ + width - layout.px(5), py + h // 2),
+            f"{prog.credits}C {prog.energy}E",
+            fill=PALETTE["text_dim"] if not prog.usable else PALETTE["text"],
+            font=cost_font,
+            anchor="rm",
+        )
     rows = (len(panel.programs) + cols - 1) // cols
     return y + rows * (h + layout.px(3))
 
@@ -431,8 +579,17 @@ def _draw_footer(draw: ImageDraw.ImageDraw, layout: Layout, footer: Sequence[str
 # ----------------------------------------------------------------- helpers
 
 
-def _small_text(draw, layout: Layout, xy, text: str, color: Color, *, anchor: str = "la",
-                bold: bool = False, size: int = 11) -> None:
+def _small_text(
+    draw,
+    layout: Layout,
+    xy,
+    text: str,
+    color: Color,
+    *,
+    anchor: str = "la",
+    bold: bool = False,
+    size: int = 11,
+) -> None:
     draw.text(xy, text, fill=color, font=font(layout.px(size), bold=bold), anchor=anchor)
 
 

@@ -14,11 +14,11 @@ from .names import ACTION_COUNT, ACTION_NAMES
 
 # One letter per program, mnemonic where possible; S, N, Q are taken.
 PROGRAM_KEYS = {
-    "p": 5,   # push
-    "l": 6,   # pull
-    "c": 7,   # crash
-    "w": 8,   # warp
-    "y": 9,   # poly
+    "p": 5,  # push
+    "l": 6,  # pull
+    "c": 7,  # crash
+    "w": 8,  # warp
+    "y": 9,  # poly
     "t": 10,  # wait
     "d": 11,  # debug
     "r": 12,  # row
@@ -68,7 +68,7 @@ def key_help_lines(owned_programs=()) -> list[str]:
     if not owned:
         lines.append("programs: none owned yet")
     for start in range(0, len(owned), PROGRAMS_PER_HELP_LINE):
-        chunk = owned[start:start + PROGRAMS_PER_HELP_LINE]
+        chunk = owned[start : start + PROGRAMS_PER_HELP_LINE]
         prefix = "programs: " if start == 0 else "          "
         lines.append(prefix + "  ".join(f"{key_label(a)} {ACTION_NAMES[a]}" for a in chunk))
     return lines + [""] * (HELP_LINES - len(lines))

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
 
 from .names import ACTION_COUNT, DIRECTION_NAMES, PROGRAM_COSTS, REWARD_COMPONENT_NAMES, action_name
 from .scene import Scene
@@ -82,10 +82,17 @@ def build_panel(
         if not 5 <= action < ACTION_COUNT:
             raise ValueError(f"state.ownedPrograms: {action} is not a program action (5..27)")
         credits, energy = PROGRAM_COSTS[action - 5]
-        programs.append(ProgramEntry(action, action_name(action), credits, energy,
-                                     None if mask is None else mask[action]))
+        programs.append(
+            ProgramEntry(
+                action, action_name(action), credits, energy, None if mask is None else mask[action]
+            )
+        )
 
-    basic = [] if mask is None else [(name, mask[i]) for i, name in enumerate(DIRECTION_NAMES + ("siphon",))]
+    basic = (
+        []
+        if mask is None
+        else [(name, mask[i]) for i, name in enumerate(DIRECTION_NAMES + ("siphon",))]
+    )
 
     lines: list[RewardLine] = []
     total = reward
@@ -107,7 +114,9 @@ def build_panel(
         flags=flags,
         programs=programs,
         basic_actions=basic,
-        last_action=None if last_action is None else f"{action_name(int(last_action))} ({int(last_action)})",
+        last_action=None
+        if last_action is None
+        else f"{action_name(int(last_action))} ({int(last_action)})",
         reward_total=None if total is None else float(total),
         reward_lines=lines,
     )

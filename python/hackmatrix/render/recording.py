@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 from PIL import Image
@@ -19,9 +19,13 @@ def _check_frames(frames: Sequence[np.ndarray]) -> list[np.ndarray]:
     shape = frames[0].shape
     for i, f in enumerate(frames):
         if f.ndim != 3 or f.shape[2] != 3 or f.dtype != np.uint8:
-            raise ValueError(f"frame {i}: expected an (H, W, 3) uint8 array, got {f.shape} {f.dtype}")
+            raise ValueError(
+                f"frame {i}: expected an (H, W, 3) uint8 array, got {f.shape} {f.dtype}"
+            )
         if f.shape != shape:
-            raise ValueError(f"frame {i} is {f.shape[:2]}, frame 0 is {shape[:2]}: all frames need one size")
+            raise ValueError(
+                f"frame {i} is {f.shape[:2]}, frame 0 is {shape[:2]}: all frames need one size"
+            )
     return frames
 
 
@@ -43,9 +47,13 @@ def save_gif(frames: Sequence[np.ndarray], path: str | Path, fps: float = 4.0) -
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     images = [Image.fromarray(f, mode="RGB") for f in frames]
-    duration = max(20, int(round(1000.0 / fps)))  # GIF delays are in 10 ms units; 20 ms is the usual floor
+    duration = max(
+        20, int(round(1000.0 / fps))
+    )  # GIF delays are in 10 ms units; 20 ms is the usual floor
     tmp = path.with_name(path.name + ".tmp")
-    images[0].save(tmp, format="GIF", save_all=True, append_images=images[1:], duration=duration, loop=0)
+    images[0].save(
+        tmp, format="GIF", save_all=True, append_images=images[1:], duration=duration, loop=0
+    )
     tmp.replace(path)
     return path
 
@@ -62,8 +70,10 @@ def save_video(frames: Sequence[np.ndarray], path: str | Path, fps: float = 4.0)
     frames = _check_frames(frames)
     fps = _check_fps(fps)
     if not video_backend_available():
-        raise RuntimeError(f"cannot write video {path}: no ffmpeg backend for imageio is installed "
-                           "(pip install 'imageio[ffmpeg]' or 'imageio[pyav]'); a .gif path works without one")
+        raise RuntimeError(
+            f"cannot write video {path}: no ffmpeg backend for imageio is installed "
+            "(pip install 'imageio[ffmpeg]' or 'imageio[pyav]'); a .gif path works without one"
+        )
     import imageio.v3 as iio
 
     path = Path(path)

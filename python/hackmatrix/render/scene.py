@@ -88,7 +88,9 @@ class Scene:
     owned_programs: list[int]  # action indices, ascending
     outcome: str  # "running", "won" or "died"
     hidden_cryptogs: int
-    enemies: list[tuple[int, int, EnemyView]] = field(default_factory=list)  # visible ones, (row, col, view)
+    enemies: list[tuple[int, int, EnemyView]] = field(
+        default_factory=list
+    )  # visible ones, (row, col, view)
 
     def cell(self, row: int, col: int) -> CellView:
         return self.cells[row][col]
@@ -115,7 +117,9 @@ def build_scene(state: dict, *, reveal: bool = False) -> Scene:
     cells = [[CellView(row=r, col=c) for c in range(GRID_SIZE)] for r in range(GRID_SIZE)]
 
     exit_cell = state.get("exit") or {"row": 5, "col": 5}
-    cells[_position(exit_cell, "row", "state.exit")][_position(exit_cell, "col", "state.exit")].is_exit = True
+    cells[_position(exit_cell, "row", "state.exit")][
+        _position(exit_cell, "col", "state.exit")
+    ].is_exit = True
 
     for i, flags in enumerate(state.get("cellFlags", []) or []):
         where = f"state.cellFlags[{i}]"
@@ -209,14 +213,26 @@ def _block_view(block: dict, where: str, reveal: bool) -> BlockView:
         raise ValueError(f"{where}.type: unknown block type {block.get('type')!r}")
     siphoned = bool(block.get("siphoned", False))
     if kind == "question" and not reveal:
-        return BlockView(kind="question", siphoned=siphoned, points=None, program=None, spawn_count=None)
+        return BlockView(
+            kind="question", siphoned=siphoned, points=None, program=None, spawn_count=None
+        )
     holds_data = kind == "data" or (kind == "question" and bool(block.get("isData", False)))
     if holds_data:
         points = _int(block, "points", 5, where)
-        return BlockView(kind=kind, siphoned=siphoned, points=points, program=None,
-                         spawn_count=_int(block, "spawnCount", points, where))
-    return BlockView(kind=kind, siphoned=siphoned, points=None, program=program_name_of_block(block),
-                     spawn_count=_int(block, "spawnCount", 2, where))
+        return BlockView(
+            kind=kind,
+            siphoned=siphoned,
+            points=points,
+            program=None,
+            spawn_count=_int(block, "spawnCount", points, where),
+        )
+    return BlockView(
+        kind=kind,
+        siphoned=siphoned,
+        points=None,
+        program=program_name_of_block(block),
+        spawn_count=_int(block, "spawnCount", 2, where),
+    )
 
 
 def _last_known(enemy: dict, row: int, col: int, where: str) -> tuple[int, int] | None:

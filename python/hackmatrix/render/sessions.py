@@ -88,14 +88,21 @@ class SwiftSession:
         try:
             response = self._engine.step(int(action))
         except CliError as error:
-            if error.code in ("action_masked", "action_out_of_range", "episode_over", "invalid_request"):
+            if error.code in (
+                "action_masked",
+                "action_out_of_range",
+                "episode_over",
+                "invalid_request",
+            ):
                 raise InvalidActionError(f"{error.code}: {error}") from error
             raise
         info = response.get("info", {})
         self._observation = response["observation"]
         self._mask = [bool(v) for v in info.get("action_mask", [False] * ACTION_COUNT)]
-        components = {name: float(info.get("reward_components", {}).get(name, 0.0))
-                      for name in REWARD_COMPONENT_NAMES}
+        components = {
+            name: float(info.get("reward_components", {}).get(name, 0.0))
+            for name in REWARD_COMPONENT_NAMES
+        }
         return StepOutcome(
             action=int(action),
             reward=float(response["reward"]),
@@ -127,7 +134,9 @@ class JaxSession:
         self._reset_fn = jax.jit(jax_env.reset_from_seed)
         self._step_fn = jax.jit(jax_env.step)
         self._mask_fn = jax.jit(jax_env.action_mask)
-        self._key = jax.random.PRNGKey(0)  # the rules draw from the seed in the state, not from this key
+        self._key = jax.random.PRNGKey(
+            0
+        )  # the rules draw from the seed in the state, not from this key
         self._state = None
         self._obs = None
         self._mask = [False] * ACTION_COUNT
@@ -146,7 +155,9 @@ class JaxSession:
         self._require_game()
         valid = [a for a, ok in enumerate(self._mask) if ok]
         if valid:
-            self._jax.block_until_ready(self._step_fn(self._key, self._state, np.int32(valid[0]), self._params))
+            self._jax.block_until_ready(
+                self._step_fn(self._key, self._state, np.int32(valid[0]), self._params)
+            )
 
     def state(self) -> dict:
         self._require_game()
@@ -163,14 +174,24 @@ class JaxSession:
         self._require_game()
         action = int(action)
         if not 0 <= action < ACTION_COUNT:
-            raise InvalidActionError(f"action_out_of_range: action {action} is outside 0..{ACTION_COUNT - 1}")
-        obs, state, reward, done, info = self._step_fn(self._key, self._state, np.int32(action), self._params)
+            raise InvalidActionError(
+                f"action_out_of_range: action {action} is outside 0..{ACTION_COUNT - 1}"
+            )
+        obs, state, reward, done, info = self._step_fn(
+            self._key, self._state, np.int32(action), self._params
+        )
         if bool(info["invalid_action"]):  # the engine's own check, as Swift's action_masked
-            raise InvalidActionError(f"invalid_action: the JAX engine rejected action {action} ({action_name(action)})")
+            raise InvalidActionError(
+                f"invalid_action: the JAX engine rejected action {action} ({action_name(action)})"
+            )
         self._obs, self._state = obs, state
         done = bool(done)
-        self._mask = [False] * ACTION_COUNT if done else [bool(v) for v in np.asarray(self._mask_fn(state))]
-        components = {name: float(info["reward_components"][name]) for name in REWARD_COMPONENT_NAMES}
+        self._mask = (
+            [False] * ACTION_COUNT if done else [bool(v) for v in np.asarray(self._mask_fn(state))]
+        )
+        components = {
+            name: float(info["reward_components"][name]) for name in REWARD_COMPONENT_NAMES
+        }
         won = bool(info.get("won", False))
         return StepOutcome(
             action=action,

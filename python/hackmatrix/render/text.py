@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from .names import GRID_SIZE
 from .panel import Panel, build_panel
@@ -33,9 +33,11 @@ _ANSI = {
     "title": "1",
 }
 
-LEGEND = ("@ you   V/D/G/C virus/daemon/glitch/cryptog + hp (* stunned)   tN transmission in N turns\n"
-          "#n data block (n points)   program name = program block   ? question block   ~ siphoned\n"
-          "EX exit   $ data siphon   cN/eN credits/energy   c? last seen hidden cryptog")
+LEGEND = (
+    "@ you   V/D/G/C virus/daemon/glitch/cryptog + hp (* stunned)   tN transmission in N turns\n"
+    "#n data block (n points)   program name = program block   ? question block   ~ siphoned\n"
+    "EX exit   $ data siphon   cN/eN credits/energy   c? last seen hidden cryptog"
+)
 
 
 def render_text(
@@ -54,8 +56,13 @@ def render_text(
     Plain text by default; `color=True` adds ANSI colours.
     """
     scene = build_scene(state, reveal=reveal)
-    panel = build_panel(scene, last_action=last_action, reward_components=reward_components,
-                        reward=reward, mask=mask)
+    panel = build_panel(
+        scene,
+        last_action=last_action,
+        reward_components=reward_components,
+        reward=reward,
+        mask=mask,
+    )
     paint = _painter(color)
     lines = _grid_lines(scene, paint)
     if legend:
@@ -69,6 +76,7 @@ def _painter(color: bool):
         if not color or style not in _ANSI:
             return text
         return f"\x1b[{_ANSI[style]}m{text}\x1b[0m"
+
     return paint
 
 
@@ -138,7 +146,9 @@ def _panel_lines(scene: Scene, panel: Panel, paint) -> list[str]:
     lines = [paint(f"Stage {scene.stage}  Turn {scene.turn}", "title")]
     lines.append("  ".join(f"{label}: {value}" for label, value in panel.stats[:6]))
     if panel.flags:
-        lines.append("  ".join(paint(f, "bad" if f == "GAME OVER" else "good") for f in panel.flags))
+        lines.append(
+            "  ".join(paint(f, "bad" if f == "GAME OVER" else "good") for f in panel.flags)
+        )
 
     if panel.programs:
         names = []

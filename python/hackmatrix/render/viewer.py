@@ -12,7 +12,8 @@ from __future__ import annotations
 import os
 import sys
 import time
-from typing import Mapping, TextIO
+from collections.abc import Mapping
+from typing import TextIO
 
 import numpy as np
 
@@ -22,7 +23,9 @@ from .text import render_text
 MODES = ("auto", "window", "text", "none")
 
 
-def display_available(environ: Mapping[str, str] | None = None, platform: str | None = None) -> bool:
+def display_available(
+    environ: Mapping[str, str] | None = None, platform: str | None = None
+) -> bool:
     """Whether a pygame window can be expected to open here."""
     environ = os.environ if environ is None else environ
     platform = sys.platform if platform is None else platform
@@ -47,8 +50,15 @@ class Viewer:
     "text", or "none" (render nothing, e.g. when only recording).
     """
 
-    def __init__(self, title: str = "HackMatrix", *, mode: str = "auto", stream: TextIO | None = None,
-                 color: bool | None = None, scale: float = 1.0):
+    def __init__(
+        self,
+        title: str = "HackMatrix",
+        *,
+        mode: str = "auto",
+        stream: TextIO | None = None,
+        color: bool | None = None,
+        scale: float = 1.0,
+    ):
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         self.title = title
@@ -67,7 +77,9 @@ class Viewer:
         if mode == "auto":
             mode = "window" if display_available() else "text"
             if mode == "text":
-                self.fallback_reason = "no display (DISPLAY/WAYLAND_DISPLAY unset and SDL_VIDEODRIVER unset)"
+                self.fallback_reason = (
+                    "no display (DISPLAY/WAYLAND_DISPLAY unset and SDL_VIDEODRIVER unset)"
+                )
         if mode == "window":
             try:
                 self._pygame = _import_pygame()
@@ -91,10 +103,16 @@ class Viewer:
             self.show_frame(frame)
             return frame
         if self.mode == "text":
-            text_kwargs = {k: v for k, v in render_kwargs.items()
-                           if k in ("last_action", "reward_components", "reward", "mask", "reveal")}
-            self.show_text(render_text(state, color=self.color, **text_kwargs),
-                           header=render_kwargs.get("title"), footer=render_kwargs.get("footer", ()))
+            text_kwargs = {
+                k: v
+                for k, v in render_kwargs.items()
+                if k in ("last_action", "reward_components", "reward", "mask", "reveal")
+            }
+            self.show_text(
+                render_text(state, color=self.color, **text_kwargs),
+                header=render_kwargs.get("title"),
+                footer=render_kwargs.get("footer", ()),
+            )
         return None
 
     def show_frame(self, frame: np.ndarray) -> None:
@@ -196,9 +214,8 @@ class Viewer:
             self._pygame.display.quit()
             self._screen = None
 
-    def __enter__(self) -> "Viewer":
+    def __enter__(self) -> Viewer:
         return self
 
     def __exit__(self, *exc_info) -> None:
         self.close()
-
