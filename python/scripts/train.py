@@ -21,10 +21,8 @@ import datetime
 import hashlib
 import json
 import os
-import re
 import signal
 import sqlite3
-import subprocess
 import sys
 from pathlib import Path
 
@@ -37,6 +35,7 @@ sys.path.insert(
 from hackmatrix.binary import find_binary
 from hackmatrix.cli_client import EngineError
 from hackmatrix.gym_env import REWARD_COMPONENT_NAMES
+from hackmatrix.run_names import git_commit, next_run_name, wandb_run_id
 
 CHECKPOINT_PREFIX = "maskable_ppo_hack"
 PPO_KEYS = (
@@ -171,38 +170,6 @@ def explicit_hyperparameters(args) -> dict:
 
 
 # --------------------------------------------------------------------------- run identity
-
-
-def next_run_name(model_dir: Path, suffix: str | None, today: datetime.date | None = None) -> str:
-    """hackmatrix-{mon}{dd}-{yy}-{N}[-{suffix}], N one more than today's largest (training.md §4.5)."""
-    today = today or datetime.date.today()
-    prefix = f"hackmatrix-{today.strftime('%b').lower()}{today.day:02d}-{today.strftime('%y')}-"
-    used = [0]
-    if model_dir.is_dir():
-        for entry in model_dir.iterdir():
-            match = re.fullmatch(re.escape(prefix) + r"(\d+)(-.*)?", entry.name)
-            if match and entry.is_dir():
-                used.append(int(match.group(1)))
-    name = f"{prefix}{max(used) + 1}"
-    return f"{name}-{suffix}" if suffix else name
-
-
-def wandb_run_id(run_name: str) -> str:
-    return hashlib.md5(run_name.encode()).hexdigest()[:8]
-
-
-def git_commit() -> str | None:
-    try:
-        out = subprocess.run(
-            ["git", "rev-parse", "HEAD"],
-            capture_output=True,
-            text=True,
-            timeout=5,
-            cwd=Path(__file__).parent,
-        )
-        return out.stdout.strip() or None
-    except (OSError, subprocess.SubprocessError):
-        return None
 
 
 def binary_facts(binary: Path) -> dict:

@@ -6,6 +6,7 @@ import os
 
 import pytest
 
+from hackmatrix import run_names
 from hackmatrix.purejaxrl.checkpoint import (
     CheckpointError,
     latest_checkpoint,
@@ -13,7 +14,7 @@ from hackmatrix.purejaxrl.checkpoint import (
     resolve_resume,
 )
 from hackmatrix.purejaxrl.config import RESUME_LATEST
-from hackmatrix.purejaxrl.metrics import wandb_run_id
+from hackmatrix.run_names import wandb_run_id
 
 DAY = datetime.date(2026, 2, 5)
 
@@ -25,6 +26,13 @@ def test_run_names_count_up_per_day(tmp_path):
     (tmp_path / "hackmatrix-jax-feb04-26-9").mkdir()
     assert next_run_name(tmp_path, today=DAY) == "hackmatrix-jax-feb05-26-8"
     assert next_run_name(tmp_path, "BigNet", today=DAY) == "hackmatrix-jax-feb05-26-8-bignet"
+
+
+def test_jax_run_names_count_files_too_and_sb3_names_only_directories(tmp_path):
+    (tmp_path / "hackmatrix-jax-feb05-26-4-notes").write_text("")
+    (tmp_path / "hackmatrix-feb05-26-4-notes").write_text("")
+    assert next_run_name(tmp_path, today=DAY) == "hackmatrix-jax-feb05-26-5"
+    assert run_names.next_run_name(tmp_path, "X", DAY) == "hackmatrix-feb05-26-1-X"
 
 
 def test_wandb_id_is_md5_prefix():

@@ -23,7 +23,7 @@ from hackmatrix.purejaxrl.checkpoint import (
     load_checkpoint,
     load_params,
 )
-from hackmatrix.purejaxrl.metrics import wandb_run_id
+from hackmatrix.run_names import wandb_run_id
 
 TINY = [
     "--num-envs",

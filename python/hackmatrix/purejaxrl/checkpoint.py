@@ -23,8 +23,8 @@ from typing import Any
 import jax
 import numpy as np
 
+from .. import run_names
 from .device import to_host
-from .metrics import wandb_run_id
 from .network import NUM_ACTIONS, OBS_SIZE, network_for_params
 
 FORMAT_VERSION = 1
@@ -283,7 +283,7 @@ def resolve_resume(
     checkpoint_dir = Path(checkpoint_dir)
     if resume_run is not None:
         for run_dir in _run_dirs(checkpoint_dir):
-            if resume_run in (run_dir.name, wandb_run_id(run_dir.name)):
+            if resume_run in (run_dir.name, run_names.wandb_run_id(run_dir.name)):
                 return latest_checkpoint(run_dir)
         raise CheckpointError(
             f"--resume-run {resume_run}: no run with that name or W&B id under {checkpoint_dir}"
@@ -308,17 +308,13 @@ def resolve_resume(
 def next_run_name(
     checkpoint_dir: Path, suffix: str | None = None, today: datetime.date | None = None
 ) -> str:
-    """`hackmatrix-jax-{mon}{dd}-{yy}-{N}[-{suffix}]` with N one above today's highest."""
-    today = today or datetime.date.today()
-    prefix = f"hackmatrix-jax-{today.strftime('%b').lower()}{today.day:02d}-{today.year % 100:02d}-"
-    used = [0]
-    if Path(checkpoint_dir).is_dir():
-        for entry in Path(checkpoint_dir).iterdir():
-            match = re.match(re.escape(prefix) + r"(\d+)(?:-|$)", entry.name)
-            if match:
-                used.append(int(match.group(1)))
-    name = f"{prefix}{max(used) + 1}"
-    return f"{name}-{suffix}".lower() if suffix else name
+    """`hackmatrix-jax-{mon}{dd}-{yy}-{N}[-{suffix}]`, all lower case, N one above today's highest.
+
+    Any entry under `checkpoint_dir` with today's prefix counts, files included.
+    """
+    return run_names.next_run_name(
+        checkpoint_dir, suffix, today, prefix="hackmatrix-jax", lowercase=True, count_files=True
+    )
 
 
 def load_params(path: Path) -> Any:

@@ -16,6 +16,7 @@ import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..run_names import git_commit
 from . import config as cfg
 from . import curriculum_flags
 from .checkpoint import (
@@ -38,7 +39,7 @@ from .device import (
     to_host,
 )
 from .health import HealthMonitor
-from .metrics import MetricsLogger, add_progress, aggregate_chunk, git_commit, read_metrics_file
+from .metrics import MetricsLogger, add_progress, aggregate_chunk, read_metrics_file
 
 
 class StopRequest:

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import os
-import subprocess
 from pathlib import Path
 
 import numpy as np
+
+from ..run_names import wandb_run_id
 
 # Per-update sums that only feed ratios; never logged themselves.
 _EPISODE_SUMS = (
@@ -79,27 +79,6 @@ def add_progress(
     for key in PINNED:
         metrics["key/" + key.split("/", 1)[1]] = metrics[key]
     return metrics
-
-
-def wandb_run_id(run_name: str) -> str:
-    """The first 8 hex digits of the MD5 of the run name (§3.5)."""
-    return hashlib.md5(run_name.encode()).hexdigest()[:8]
-
-
-def git_commit() -> str | None:
-    try:
-        return (
-            subprocess.run(
-                ["git", "rev-parse", "HEAD"],
-                capture_output=True,
-                text=True,
-                cwd=Path(__file__).parent,
-                timeout=5,
-            ).stdout.strip()
-            or None
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
 
 
 class MetricsLogger:
