@@ -17,8 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from hackmatrix.names import REWARD_COMPONENT_NAMES
 from parity.engines import Outcome
-from parity.names import REWARD_COMPONENT_NAMES, action_name, flat_index_name
+from parity.names import action_name, flat_index_name
 from parity.trace import StartExpect, StepLine, obs_digest
 
 COMPONENT_TOLERANCE = 1e-4

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from parity.names import ACTION_NAMES, ENEMY_TYPES, GRID_OFFSET, REWARD_COMPONENT_NAMES
+from hackmatrix.names import ENEMY_TYPES, GRID_OFFSET, REWARD_COMPONENT_NAMES
+from parity.names import ACTION_NAMES
 
 _GRID = slice(GRID_OFFSET, None)
 

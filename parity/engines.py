@@ -4,9 +4,9 @@ Every adapter returns an :class:`Outcome` holding the flat float32[1545]
 observation, the bool[28] mask, the total reward, the 15 components and
 ``done``, so the comparison code never knows which engine it looks at.
 
-- :class:`SwiftAdapter` drives the Swift CLI through ``hackmatrix.cli_client``
+- :class:`SwiftAdapter` drives the Swift CLI through ``hackmatrix.swift_bridge.client``
   and turns its JSON observation into the flat vector with the reference
-  encoder of ``hackmatrix.observation`` (``observation.md`` §9). It also asks
+  encoder of ``hackmatrix.swift_bridge.observation`` (``observation.md`` §9). It also asks
   for the engine's own ``obs_digest`` (``protocol.md`` §5.9), kept in
   ``Outcome.extra["obs_digest"]``, so the Swift numeric encoder is checked too.
 - :class:`JaxAdapter` runs ``hackmatrix.jax_env`` (jitted, on CPU) one episode
@@ -20,7 +20,7 @@ from typing import Protocol
 
 import numpy as np
 
-from parity.names import ACTION_COUNT, FLAT_SIZE, REWARD_COMPONENT_NAMES
+from hackmatrix.names import ACTION_COUNT, OBS_SIZE, REWARD_COMPONENT_NAMES
 
 
 @dataclass
@@ -38,8 +38,8 @@ class Outcome:
     def __post_init__(self) -> None:
         self.obs = np.array(self.obs, dtype=np.float32).reshape(-1)  # a writable copy
         self.mask = np.array(self.mask, dtype=bool).reshape(-1)
-        if self.obs.shape != (FLAT_SIZE,):
-            raise ValueError(f"observation has {self.obs.shape[0]} entries, expected {FLAT_SIZE}")
+        if self.obs.shape != (OBS_SIZE,):
+            raise ValueError(f"observation has {self.obs.shape[0]} entries, expected {OBS_SIZE}")
         if self.mask.shape != (ACTION_COUNT,):
             raise ValueError(f"mask has {self.mask.shape[0]} entries, expected {ACTION_COUNT}")
 
@@ -65,7 +65,7 @@ def _components_from(mapping) -> dict[str, float]:
 
 def swift_flat_observation(obs_json: dict) -> np.ndarray:
     """The reference encoder (observation.md §9) applied to a JSON observation."""
-    from hackmatrix import observation
+    from hackmatrix.swift_bridge import observation
 
     return np.asarray(observation.encode_flat(obs_json), dtype=np.float32)
 
@@ -87,7 +87,7 @@ class SwiftAdapter:
     name = "swift"
 
     def __init__(self, binary: str | None = None) -> None:
-        from hackmatrix.cli_client import SwiftEngine
+        from hackmatrix.swift_bridge.client import SwiftEngine
 
         self._cli = SwiftEngine(binary) if binary else SwiftEngine()
 
@@ -106,7 +106,7 @@ class SwiftAdapter:
         )
 
     def step(self, action: int) -> Outcome:
-        from hackmatrix.cli_client import CliError
+        from hackmatrix.swift_bridge.client import CliError
 
         try:
             response = self._cli.request(
@@ -115,7 +115,7 @@ class SwiftAdapter:
         except CliError as error:
             state = self._cli.get_state() if error.code != "no_game" else None
             return Outcome(
-                obs=np.zeros(FLAT_SIZE, np.float32),
+                obs=np.zeros(OBS_SIZE, np.float32),
                 mask=np.zeros(ACTION_COUNT, bool),
                 rejected=f"{error.code}: {error.message}",
                 extra={"state": state},

@@ -23,9 +23,9 @@ from pathlib import Path
 
 import numpy as np
 
+from hackmatrix.names import REWARD_COMPONENT_NAMES
 from parity.compare import COMPONENT_TOLERANCE, Difference, state_differences, total_within
 from parity.coverage import Coverage
-from parity.names import REWARD_COMPONENT_NAMES
 from parity.policies import BIASED_WEIGHTS, sample_masked_batch
 from parity.trace import StepLine, Trace, obs_digest, write_trace
 
@@ -375,7 +375,7 @@ def fuzz(config: FuzzConfig, binary=None) -> FuzzResult:
     from parity.swift_pipe import SwiftPipe
 
     if binary is None:
-        from hackmatrix.binary import find_binary
+        from hackmatrix.swift_bridge.binary import find_binary
 
         binary = find_binary()
     rng = np.random.default_rng(config.seed)

@@ -6,58 +6,19 @@ rather than ``flat[673]`` (``observation.md`` §3-§5, §8).
 
 from __future__ import annotations
 
-ACTION_COUNT = 28
-FLAT_SIZE = 1545
-GRID_OFFSET = 33
-CHANNELS = 42
-
-REWARD_COMPONENT_NAMES = (
-    "step_penalty",
-    "stage_completion",
-    "score_gain",
-    "kills",
-    "data_siphon",
-    "distance_shaping",
-    "victory",
-    "death_penalty",
-    "resource_gain",
-    "resource_holding",
-    "damage_penalty",
-    "hp_recovery",
-    "siphon_quality",
-    "program_waste",
-    "siphon_death_penalty",
+from hackmatrix.names import (
+    ACTION_COUNT,
+    CELL_FEATURES,
+    DIRECTION_NAMES,
+    GRID_OFFSET,
+    GRID_SIZE,
+    OBS_SIZE,
+    PLAYER_FEATURES,
+    PROGRAM_NAMES,
 )
 
-PROGRAM_NAMES = (
-    "push",
-    "pull",
-    "crash",
-    "warp",
-    "poly",
-    "wait",
-    "debug",
-    "row",
-    "col",
-    "undo",
-    "step",
-    "siph+",
-    "exch",
-    "show",
-    "reset",
-    "calm",
-    "d_bom",
-    "delay",
-    "anti-v",
-    "score",
-    "reduc",
-    "atk+",
-    "hack",
-)
-
-ACTION_NAMES = ("up", "down", "left", "right", "siphon") + tuple(p.upper() for p in PROGRAM_NAMES)
-
-ENEMY_TYPES = ("virus", "daemon", "glitch", "cryptog")
+# Reports spell programs in capitals (``SHOW``) so they stand out from directions.
+ACTION_NAMES = DIRECTION_NAMES + ("siphon",) + tuple(p.upper() for p in PROGRAM_NAMES)
 
 PLAYER_ENTRY_NAMES = (
     "row",
@@ -98,7 +59,7 @@ _CHANNEL_NAMES = (
         "siphon centre",
     ]
 )
-assert len(_CHANNEL_NAMES) == CHANNELS
+assert len(_CHANNEL_NAMES) == CELL_FEATURES
 
 
 def action_name(action: int) -> str:
@@ -113,13 +74,13 @@ def channel_name(channel: int) -> str:
 
 def flat_index_name(index: int) -> str:
     """``player[2] (health)``, ``programs[13] (owns SHOW)`` or ``grid[r,c,ch] (meaning)``."""
-    if not 0 <= index < FLAT_SIZE:
-        raise IndexError(f"flat index {index} is outside 0..{FLAT_SIZE - 1}")
-    if index < 10:
+    if not 0 <= index < OBS_SIZE:
+        raise IndexError(f"flat index {index} is outside 0..{OBS_SIZE - 1}")
+    if index < PLAYER_FEATURES:
         return f"player[{index}] ({PLAYER_ENTRY_NAMES[index]})"
     if index < GRID_OFFSET:
-        i = index - 10
+        i = index - PLAYER_FEATURES
         return f"programs[{i}] (owns {PROGRAM_NAMES[i].upper()})"
-    cell, channel = divmod(index - GRID_OFFSET, CHANNELS)
-    row, col = divmod(cell, 6)
+    cell, channel = divmod(index - GRID_OFFSET, CELL_FEATURES)
+    row, col = divmod(cell, GRID_SIZE)
     return f"grid[{row},{col},{channel}] ({_CHANNEL_NAMES[channel]})"

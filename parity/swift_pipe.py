@@ -9,7 +9,7 @@ import json
 import subprocess
 import threading
 
-from hackmatrix.cli_client import parse_response
+from hackmatrix.swift_bridge.client import parse_response
 
 
 class SwiftPipe:

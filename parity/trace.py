@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from parity.names import ACTION_COUNT, FLAT_SIZE, REWARD_COMPONENT_NAMES
+from hackmatrix.names import ACTION_COUNT, OBS_SIZE, REWARD_COMPONENT_NAMES
 
 FORMAT = "hackmatrix-trace"
 VERSION = 1
@@ -34,8 +34,8 @@ class TraceFormatError(ValueError):
 def obs_digest(flat) -> str:
     """``sha256:`` + hex of the 1545 little-endian float32 values, -0.0 written as +0.0 (§9.2)."""
     values = np.asarray(flat, dtype=np.float32).reshape(-1)
-    if values.shape != (FLAT_SIZE,):
-        raise ValueError(f"a flat observation has {FLAT_SIZE} entries, got {values.shape[0]}")
+    if values.shape != (OBS_SIZE,):
+        raise ValueError(f"a flat observation has {OBS_SIZE} entries, got {values.shape[0]}")
     # Adding +0.0 turns -0.0 into +0.0 and leaves every other value (NaN bits aside) unchanged.
     canonical = (values + np.float32(0.0)).astype("<f4")
     return "sha256:" + hashlib.sha256(canonical.tobytes()).hexdigest()

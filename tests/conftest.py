@@ -17,7 +17,7 @@ def swift_binary() -> Path:
     Without a Swift toolchain a previously built binary is used; with neither,
     the tests that need it are skipped.
     """
-    from hackmatrix import binary
+    from hackmatrix.swift_bridge import binary
 
     if not _have_swift_toolchain():
         try:

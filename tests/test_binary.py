@@ -5,7 +5,7 @@ import stat
 
 import pytest
 
-from hackmatrix import binary
+from hackmatrix.swift_bridge import binary
 
 
 def make_executable(path):

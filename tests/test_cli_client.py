@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from hackmatrix.cli_client import CliError, EngineCrashed, EngineError, EngineTimeout, SwiftEngine
+from hackmatrix.swift_bridge.client import CliError, EngineCrashed, EngineError, EngineTimeout, SwiftEngine
 
 SCRIPTED_ENGINE = textwrap.dedent(
     """\

@@ -17,8 +17,8 @@ import numpy as np
 import psutil
 import pytest
 
-from hackmatrix.cli_client import EngineCrashed
-from hackmatrix.gym_env import EngineRestartWarning, HackMatrixEnv, TruncateOnEngineCrash
+from hackmatrix.swift_bridge.client import EngineCrashed
+from hackmatrix.swift_bridge.gym_env import EngineRestartWarning, HackMatrixEnv, TruncateOnEngineCrash
 
 REPO = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.swift
@@ -186,7 +186,7 @@ def test_a_python_exception_leaves_no_engine_behind(swift_binary):
     script = (
         "import sys\n"
         "from stable_baselines3.common.vec_env import SubprocVecEnv\n"
-        "from hackmatrix.gym_env import HackMatrixEnv\n"
+        "from hackmatrix.swift_bridge.gym_env import HackMatrixEnv\n"
         "def make():\n"
         f"    return HackMatrixEnv(binary={str(swift_binary)!r})\n"
         "if __name__ == '__main__':\n"

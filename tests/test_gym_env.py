@@ -8,9 +8,10 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from hackmatrix.cli_client import CliError, EngineCrashed
-from hackmatrix.gym_env import ACTION_COUNT, REWARD_COMPONENT_NAMES, HackMatrixEnv
-from hackmatrix.observation import FLAT_SIZE, flatten_observation
+from hackmatrix.names import ACTION_COUNT, OBS_SIZE, REWARD_COMPONENT_NAMES
+from hackmatrix.swift_bridge.client import CliError, EngineCrashed
+from hackmatrix.swift_bridge.gym_env import HackMatrixEnv
+from hackmatrix.swift_bridge.observation import flatten_observation
 
 
 def test_missing_binary_gives_a_clear_error(monkeypatch, tmp_path):
@@ -191,7 +192,7 @@ def test_flat_mode_matches_the_dict_mode(make_env):
     dict_env, flat_env = make_env(), make_env(flat_observation=True)
     obs_d, _ = dict_env.reset(seed=21)
     obs_f, _ = flat_env.reset(seed=21)
-    assert obs_f.shape == (FLAT_SIZE,) and obs_f.dtype == np.float32
+    assert obs_f.shape == (OBS_SIZE,) and obs_f.dtype == np.float32
     assert np.array_equal(obs_f, flatten_observation(obs_d))
 
 
@@ -262,7 +263,7 @@ def test_killing_the_engine_mid_episode(make_env):
 
 def _env_factory(binary: str):
     def make():
-        from hackmatrix.gym_env import HackMatrixEnv
+        from hackmatrix.swift_bridge.gym_env import HackMatrixEnv
 
         return HackMatrixEnv(binary=binary)
 

@@ -48,19 +48,16 @@ def test_jax_engine_observation_size():
 
 
 def test_every_other_user_agrees():
-    from hackmatrix import gym_env, observation
     from hackmatrix.purejaxrl import network
     from hackmatrix.render import names as render_names
     from parity import names as parity_names
 
-    assert observation.FLAT_SIZE == names.OBS_SIZE
     assert network.OBS_SIZE == names.OBS_SIZE and network.NUM_ACTIONS == names.ACTION_COUNT
-    assert render_names.ACTION_COUNT == names.ACTION_COUNT
-    assert tuple(render_names.PROGRAM_NAMES) == names.PROGRAM_NAMES
-    assert tuple(render_names.REWARD_COMPONENT_NAMES) == names.REWARD_COMPONENT_NAMES
-    assert tuple(parity_names.REWARD_COMPONENT_NAMES) == names.REWARD_COMPONENT_NAMES
-    assert parity_names.FLAT_SIZE == names.OBS_SIZE
-    assert gym_env.ACTION_COUNT == names.ACTION_COUNT
+    # the render and parity helpers spell the shared names their own way
+    assert tuple(render_names.ENEMY_MAX_HP) == names.ENEMY_TYPES
+    assert tuple(render_names.ENEMY_MAX_HP.values()) == names.ENEMY_MAX_HP
+    assert tuple(a.lower() for a in parity_names.ACTION_NAMES) == names.ACTION_NAMES
+    assert parity_names.flat_index_name(names.OBS_SIZE - 1).startswith("grid[5,5,41]")
 
 
 def test_swift_engine_spells_the_same(swift_binary):

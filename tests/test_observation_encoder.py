@@ -11,8 +11,8 @@ import struct
 import numpy as np
 import pytest
 
-from hackmatrix.observation import (
-    FLAT_SIZE,
+from hackmatrix.names import OBS_SIZE
+from hackmatrix.swift_bridge.observation import (
     encode_flat,
     encode_observation,
     flatten_observation,
@@ -247,7 +247,7 @@ EXPECTED_C = {
 )
 def test_worked_examples_exact_bits(obs, expected):
     flat = encode_flat(obs)
-    assert flat.dtype == np.float32 and flat.shape == (FLAT_SIZE,)
+    assert flat.dtype == np.float32 and flat.shape == (OBS_SIZE,)
     nonzero = {int(i): bits(flat[i]) for i in np.flatnonzero(flat)}
     assert nonzero == expected
 

@@ -14,8 +14,8 @@ import copy
 
 import numpy as np
 
+from hackmatrix.names import ACTION_COUNT, OBS_SIZE, REWARD_COMPONENT_NAMES
 from parity.engines import Outcome
-from parity.names import ACTION_COUNT, FLAT_SIZE, REWARD_COMPONENT_NAMES
 
 MOVES = {0: (1, 0), 1: (-1, 0), 2: (0, -1), 3: (0, 1)}
 
@@ -51,7 +51,7 @@ class FakeEngine:
 
     def _outcome(self, components, done):
         s = self.state
-        obs = np.zeros(FLAT_SIZE, np.float32)
+        obs = np.zeros(OBS_SIZE, np.float32)
         obs[0], obs[1] = np.float32(s["row"] / 5), np.float32(s["col"] / 5)
         obs[2], obs[3] = np.float32(s["hp"] / 3), np.float32(min(s["credits"], 50) / 50)
         obs[33 + 42 * (6 * s["row"] + s["col"]) + 41] = 1.0
@@ -65,7 +65,7 @@ class FakeEngine:
     def step(self, action):
         if not self._mask()[action]:
             return Outcome(
-                obs=np.zeros(FLAT_SIZE), mask=np.zeros(ACTION_COUNT), rejected="action_masked"
+                obs=np.zeros(OBS_SIZE), mask=np.zeros(ACTION_COUNT), rejected="action_masked"
             )
         s = self.state
         components = dict.fromkeys(REWARD_COMPONENT_NAMES, 0.0)

@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from hackmatrix.names import ACTION_COUNT, OBS_SIZE
 from parity.compare import compare_outcomes, expectation_differences
 from parity.engines import Outcome
-from parity.names import ACTION_COUNT, FLAT_SIZE
 from parity.trace import StepLine, obs_digest
 
 
@@ -26,13 +26,13 @@ def _outcome(obs: np.ndarray, reported: str | None = None) -> Outcome:
 
 
 def test_a_reported_digest_that_matches_the_other_side_passes():
-    obs = np.zeros(FLAT_SIZE, np.float32)
+    obs = np.zeros(OBS_SIZE, np.float32)
     obs[3] = 0.25
     assert compare_outcomes(_outcome(obs, obs_digest(obs)), _outcome(obs.copy())) == []
 
 
 def test_a_wrong_reported_digest_is_a_difference_even_when_the_entries_agree():
-    obs = np.zeros(FLAT_SIZE, np.float32)
+    obs = np.zeros(OBS_SIZE, np.float32)
     other = obs.copy()
     other[40] = 1.0
     # Left's JSON observation decodes to `obs`, but its own encoder hashed `other`.
@@ -47,7 +47,7 @@ def test_a_wrong_reported_digest_is_a_difference_even_when_the_entries_agree():
 
 
 def test_a_wrong_reported_digest_disagrees_with_a_recorded_trace():
-    obs = np.zeros(FLAT_SIZE, np.float32)
+    obs = np.zeros(OBS_SIZE, np.float32)
     line = StepLine(step=0, action=0, obs_digest=obs_digest(obs))
     got = _outcome(obs, "sha256:" + "0" * 64)
     assert [d.field for d in expectation_differences(line, got)] == ["obs_digest (engine's own)"]

@@ -29,13 +29,13 @@ sys.path.insert(
     0, str(Path(__file__).resolve().parents[1])
 )  # run from a checkout without installing
 
-from hackmatrix.binary import find_binary
+from hackmatrix.swift_bridge.binary import find_binary
 
 ORIGINAL_STEPS_PER_SECOND = 570.0
 
 
 def bench_cli(binary: str, seconds: float) -> dict:
-    from hackmatrix.cli_client import SwiftEngine
+    from hackmatrix.swift_bridge.client import SwiftEngine
 
     rng = np.random.default_rng(0)
     steps = episodes = 0
@@ -54,7 +54,7 @@ def bench_cli(binary: str, seconds: float) -> dict:
 
 
 def bench_gym(binary: str, seconds: float) -> dict:
-    from hackmatrix.gym_env import HackMatrixEnv
+    from hackmatrix.swift_bridge.gym_env import HackMatrixEnv
 
     rng = np.random.default_rng(0)
     steps = episodes = 0
@@ -76,7 +76,7 @@ def bench_gym(binary: str, seconds: float) -> dict:
 
 def _make_env(binary: str):
     def make():
-        from hackmatrix.gym_env import HackMatrixEnv
+        from hackmatrix.swift_bridge.gym_env import HackMatrixEnv
 
         return HackMatrixEnv(binary=binary)
 

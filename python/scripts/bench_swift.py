@@ -8,7 +8,7 @@
    Gymnasium env does: ``reset`` with seeds 0, 1, 2, ..., then ``step`` lines
    with an action drawn uniformly from the ``action_mask`` of the previous
    response; every response is parsed with the client's parser
-   (``hackmatrix.cli_client.parse_response``: orjson, else json).
+   (``hackmatrix.swift_bridge.client.parse_response``: orjson, else json).
 
 Prints a table and writes JSON (default bench_results/bench_swift.json).
 The original engine managed about 570 steps/s over the pipe.
@@ -31,7 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from hackmatrix.cli_client import parse_response
+from hackmatrix.swift_bridge.client import parse_response
 
 ORIGINAL_PIPE_STEPS_PER_SECOND = 570  # the original Swift CLI over its pipe
 
@@ -125,7 +125,7 @@ def main() -> int:
     args = parser.parse_args()
 
     if args.binary is None:
-        from hackmatrix.binary import find_binary
+        from hackmatrix.swift_bridge.binary import find_binary
 
         args.binary = find_binary(build=True)
 

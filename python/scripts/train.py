@@ -28,14 +28,10 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(
-    0, str(Path(__file__).resolve().parents[1])
-)  # run from a checkout without installing
-
-from hackmatrix.binary import find_binary
-from hackmatrix.cli_client import EngineError
-from hackmatrix.gym_env import REWARD_COMPONENT_NAMES
+from hackmatrix.names import REWARD_COMPONENT_NAMES
 from hackmatrix.run_names import git_commit, next_run_name, wandb_run_id
+from hackmatrix.swift_bridge.binary import find_binary
+from hackmatrix.swift_bridge.client import EngineError
 
 CHECKPOINT_PREFIX = "maskable_ppo_hack"
 PPO_KEYS = (
@@ -197,7 +193,7 @@ def make_env_fn(
         from gymnasium.wrappers import TimeLimit
         from stable_baselines3.common.monitor import Monitor
 
-        from hackmatrix.gym_env import HackMatrixEnv, TruncateOnEngineCrash
+        from hackmatrix.swift_bridge.gym_env import HackMatrixEnv, TruncateOnEngineCrash
 
         env = HackMatrixEnv(
             binary=binary, log_level=log_level, stderr_log=str(stderr_log) if stderr_log else None

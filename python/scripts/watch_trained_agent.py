@@ -22,7 +22,8 @@ sys.path.insert(
     0, str(Path(__file__).resolve().parents[1])
 )  # run from a checkout without installing
 
-from hackmatrix.gym_env import ACTION_NAMES, HackMatrixEnv
+from hackmatrix.names import ACTION_NAMES
+from hackmatrix.swift_bridge.gym_env import HackMatrixEnv
 
 RUN_DIR_PATTERN = re.compile(r"hackmatrix-[a-z]{3}\d{2}-\d{2}-\d+(-.*)?")
 CHECKPOINT_PATTERN = re.compile(r"maskable_ppo_hack_(\d+)_steps\.zip")

@@ -7,8 +7,9 @@ and Pillow; pygame is imported by `hackmatrix.render.viewer` when a window is
 actually opened.
 """
 
+from hackmatrix.names import ACTION_NAMES, PROGRAM_NAMES, REWARD_COMPONENT_NAMES, action_name
+
 from .image import PALETTE, Layout, render_rgb
-from .names import ACTION_NAMES, PROGRAM_NAMES, REWARD_COMPONENT_NAMES, action_name
 from .recording import save_gif, save_recording, save_video
 from .scene import Scene, build_scene
 from .text import render_text

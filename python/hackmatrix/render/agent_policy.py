@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .names import ACTION_COUNT
+from hackmatrix.names import ACTION_COUNT
 
 OBS_SIZE = 1545
 _PARAMS_RE = re.compile(r"^params_(\d+)\.npz$")

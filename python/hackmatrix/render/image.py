@@ -16,8 +16,9 @@ from dataclasses import dataclass
 import numpy as np
 from PIL import Image, ImageDraw
 
+from hackmatrix.names import GRID_SIZE
+
 from .fonts import font
-from .names import GRID_SIZE
 from .panel import Panel, build_panel
 from .scene import CellView, Scene, build_scene
 

@@ -10,7 +10,7 @@ are commands too.
 
 from __future__ import annotations
 
-from .names import ACTION_COUNT, ACTION_NAMES
+from hackmatrix.names import ACTION_COUNT, ACTION_NAMES
 
 # One letter per program, mnemonic where possible; S, N, Q are taken.
 PROGRAM_KEYS = {

@@ -1,94 +1,15 @@
-"""Names of actions, programs and enemies, as the protocol spells them.
+"""Render-only name helpers on top of :mod:`hackmatrix.names` (the one home of the game's names).
 
-Kept here (and not imported from an engine) so that rendering works with
-nothing but numpy and Pillow installed.
+The renderer reads the JSON state (``protocol.md`` §6), which spells enemies
+and programs by name, so it looks them up by name here.
 """
 
 from __future__ import annotations
 
-GRID_SIZE = 6
-ACTION_COUNT = 28
-FIRST_PROGRAM_ACTION = 5
+from hackmatrix.names import ENEMY_MAX_HP as _MAX_HP_BY_TYPE
+from hackmatrix.names import ENEMY_TYPES, action_name
 
-DIRECTION_NAMES = ("up", "down", "left", "right")
-
-# Program names in action order 5..27 (protocol.md §4.2).
-PROGRAM_NAMES = (
-    "push",
-    "pull",
-    "crash",
-    "warp",
-    "poly",
-    "wait",
-    "debug",
-    "row",
-    "col",
-    "undo",
-    "step",
-    "siph+",
-    "exch",
-    "show",
-    "reset",
-    "calm",
-    "d_bom",
-    "delay",
-    "anti-v",
-    "score",
-    "reduc",
-    "atk+",
-    "hack",
-)
-
-ACTION_NAMES = DIRECTION_NAMES + ("siphon",) + PROGRAM_NAMES
-
-# (credits, energy) each program costs, in action order 5..27 (game-rules.md §1.6).
-PROGRAM_COSTS = (
-    (0, 2),
-    (0, 2),
-    (3, 2),
-    (2, 2),
-    (1, 1),
-    (0, 1),
-    (3, 0),
-    (3, 1),
-    (3, 1),
-    (1, 0),
-    (0, 3),
-    (5, 0),
-    (4, 0),
-    (2, 0),
-    (0, 4),
-    (2, 4),
-    (3, 0),
-    (1, 2),
-    (3, 0),
-    (0, 5),
-    (2, 1),
-    (4, 4),
-    (2, 2),
-)
-
-ENEMY_TYPES = ("virus", "daemon", "glitch", "cryptog")
-ENEMY_MAX_HP = {"virus": 2, "daemon": 3, "glitch": 2, "cryptog": 2}
-
-# The 15 reward components in canonical order (rewards.md §1).
-REWARD_COMPONENT_NAMES = (
-    "step_penalty",
-    "stage_completion",
-    "score_gain",
-    "kills",
-    "data_siphon",
-    "distance_shaping",
-    "victory",
-    "death_penalty",
-    "resource_gain",
-    "resource_holding",
-    "damage_penalty",
-    "hp_recovery",
-    "siphon_quality",
-    "program_waste",
-    "siphon_death_penalty",
-)
+ENEMY_MAX_HP = dict(zip(ENEMY_TYPES, _MAX_HP_BY_TYPE))  # {"virus": 2, ...}
 
 # Spellings setState accepts besides the canonical names (protocol.md §6.4).
 _PROGRAM_ALIASES = {
@@ -101,12 +22,6 @@ _PROGRAM_ALIASES = {
     "atkplus": "atk+",
     "atk_plus": "atk+",
 }
-
-
-def action_name(action: int) -> str:
-    if not 0 <= action < ACTION_COUNT:
-        raise ValueError(f"action {action} is outside 0..{ACTION_COUNT - 1}")
-    return ACTION_NAMES[action]
 
 
 def program_name_of_block(block: dict) -> str | None:

@@ -5,7 +5,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from .names import ACTION_COUNT, DIRECTION_NAMES, PROGRAM_COSTS, REWARD_COMPONENT_NAMES, action_name
+from hackmatrix.names import (
+    ACTION_COUNT,
+    DIRECTION_NAMES,
+    FIRST_PROGRAM_ACTION,
+    PROGRAM_COSTS,
+    REWARD_COMPONENT_NAMES,
+    action_name,
+)
+
 from .scene import Scene
 
 LAST_STAGE = 8
@@ -79,9 +87,9 @@ def build_panel(
 
     programs = []
     for action in scene.owned_programs:
-        if not 5 <= action < ACTION_COUNT:
+        if not FIRST_PROGRAM_ACTION <= action < ACTION_COUNT:
             raise ValueError(f"state.ownedPrograms: {action} is not a program action (5..27)")
-        credits, energy = PROGRAM_COSTS[action - 5]
+        credits, energy = PROGRAM_COSTS[action - FIRST_PROGRAM_ACTION]
         programs.append(
             ProgramEntry(
                 action, action_name(action), credits, energy, None if mask is None else mask[action]

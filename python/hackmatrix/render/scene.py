@@ -21,7 +21,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .names import ENEMY_MAX_HP, ENEMY_TYPES, GRID_SIZE, program_name_of_block
+from hackmatrix.names import ENEMY_TYPES, GRID_SIZE
+
+from .names import ENEMY_MAX_HP, program_name_of_block
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """One game on either engine, behind one small interface for the viewers.
 
-`SwiftSession` drives the Swift CLI (`hackmatrix.cli_client.SwiftEngine`);
+`SwiftSession` drives the Swift CLI (`hackmatrix.swift_bridge.client.SwiftEngine`);
 `JaxSession` drives the JAX engine (`hackmatrix.jax_env`). Both give the
 state as a `getState`-schema dict (what the renderers draw), the action mask,
 the flat 1545-float observation (what a policy reads), and a step result with
@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from hackmatrix.names import ACTION_COUNT, REWARD_COMPONENT_NAMES, action_name
+
 from ..jax_cache import enable_compilation_cache
-from .names import ACTION_COUNT, REWARD_COMPONENT_NAMES, action_name
 
 ENGINES = ("swift", "jax")
 
@@ -55,7 +56,7 @@ class SwiftSession:
     name = "swift"
 
     def __init__(self, binary=None, *, log_level: str | None = None):
-        from hackmatrix.cli_client import SwiftEngine
+        from hackmatrix.swift_bridge.client import SwiftEngine
 
         self._engine = SwiftEngine(binary, log_level=log_level)
         self._observation: dict | None = None
@@ -76,14 +77,14 @@ class SwiftSession:
         return list(self._mask)
 
     def observation(self) -> np.ndarray:
-        from hackmatrix.observation import encode_flat
+        from hackmatrix.swift_bridge.observation import encode_flat
 
         if self._observation is None:
             raise RuntimeError("no game: call reset first")
         return encode_flat(self._observation)
 
     def step(self, action: int) -> StepOutcome:
-        from hackmatrix.cli_client import CliError
+        from hackmatrix.swift_bridge.client import CliError
 
         try:
             response = self._engine.step(int(action))

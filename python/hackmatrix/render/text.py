@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from .names import GRID_SIZE
+from hackmatrix.names import GRID_SIZE
+
 from .panel import Panel, build_panel
 from .scene import CellView, Scene, build_scene
 

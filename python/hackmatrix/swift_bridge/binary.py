@@ -18,7 +18,7 @@ from pathlib import Path
 ENV_VAR = "HACKMATRIX_BINARY"
 BUILD_COMMAND = "./swift-build"
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[3]
 
 
 def platform_build_dir(repo_root: Path = REPO_ROOT) -> Path:

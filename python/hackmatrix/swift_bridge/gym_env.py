@@ -32,62 +32,21 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from hackmatrix.cli_client import DEFAULT_TIMEOUT_S, CliError, EngineError, SwiftEngine
-from hackmatrix.observation import (
+from hackmatrix.names import (
+    ACTION_COUNT,
     CELL_FEATURES,
-    FLAT_SIZE,
+    FIRST_PROGRAM_ACTION,
     GRID_SIZE,
+    OBS_SIZE,
     PLAYER_FEATURES,
     PROGRAM_FEATURES,
-    encode_observation,
-    flatten_observation,
+    PROGRAM_NAMES,
+    REWARD_COMPONENT_NAMES,
 )
+from hackmatrix.swift_bridge.client import DEFAULT_TIMEOUT_S, CliError, EngineError, SwiftEngine
+from hackmatrix.swift_bridge.observation import encode_observation, flatten_observation
 
-ACTION_COUNT = 28
 SUPPORTED_PROTOCOL_MAJOR = "2"
-REWARD_COMPONENT_NAMES = (
-    "step_penalty",
-    "stage_completion",
-    "score_gain",
-    "kills",
-    "data_siphon",
-    "distance_shaping",
-    "victory",
-    "death_penalty",
-    "resource_gain",
-    "resource_holding",
-    "damage_penalty",
-    "hp_recovery",
-    "siphon_quality",
-    "program_waste",
-    "siphon_death_penalty",
-)
-PROGRAM_NAMES = (
-    "push",
-    "pull",
-    "crash",
-    "warp",
-    "poly",
-    "wait",
-    "debug",
-    "row",
-    "col",
-    "undo",
-    "step",
-    "siph+",
-    "exch",
-    "show",
-    "reset",
-    "calm",
-    "d_bom",
-    "delay",
-    "anti-v",
-    "score",
-    "reduc",
-    "atk+",
-    "hack",
-)
-ACTION_NAMES = ("up", "down", "left", "right", "siphon") + PROGRAM_NAMES
 REJECTED_ACTION_CODES = frozenset({"action_masked", "action_out_of_range"})
 _UINT32_RANGE = 1 << 32
 
@@ -133,7 +92,7 @@ class HackMatrixEnv(gym.Env):
         self.flat_observation = flat_observation
         self.action_space = spaces.Discrete(ACTION_COUNT)
         if flat_observation:
-            self.observation_space = spaces.Box(0.0, 1.0, (FLAT_SIZE,), np.float32)
+            self.observation_space = spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32)
         else:
             self.observation_space = spaces.Dict(
                 {
@@ -434,7 +393,7 @@ def _cell_text(cell: dict, is_player: bool, hp: int) -> str:
         if kind == "data":
             text = f"#{block.get('points', 0)}"
         elif kind == "program":
-            text = "P" + PROGRAM_NAMES[block["programActionIndex"] - 5][:2]
+            text = "P" + PROGRAM_NAMES[block["programActionIndex"] - FIRST_PROGRAM_ACTION][:2]
         else:
             text = "?"
         return text.lower() if block.get("isSiphoned") else text
@@ -451,7 +410,7 @@ def _cell_text(cell: dict, is_player: bool, hp: int) -> str:
 
 def ansi_board(obs: dict) -> str:
     """A compact text picture of a JSON observation; row 5 on top, row 0 at the bottom."""
-    owned = ",".join(PROGRAM_NAMES[a - 5] for a in obs["ownedPrograms"]) or "-"
+    owned = ",".join(PROGRAM_NAMES[a - FIRST_PROGRAM_ACTION] for a in obs["ownedPrograms"]) or "-"
     lines = [
         f"stage {obs['stage']} turn {obs['turn']}  hp {obs['playerHP']}  credits {obs['credits']}"
         f"  energy {obs['energy']}  siphons {obs['dataSiphons']}  atk {obs['baseAttack']}  score {obs['score']}",

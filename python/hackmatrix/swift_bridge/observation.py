@@ -15,14 +15,17 @@ from collections.abc import Mapping
 
 import numpy as np
 
-GRID_SIZE = 6
-PLAYER_FEATURES = 10
-PROGRAM_FEATURES = 23
-CELL_FEATURES = 42
-FLAT_SIZE = PLAYER_FEATURES + PROGRAM_FEATURES + GRID_SIZE * GRID_SIZE * CELL_FEATURES  # 1545
-FIRST_PROGRAM_ACTION = 5
+from hackmatrix.names import (
+    CELL_FEATURES,
+    ENEMY_TYPES,
+    FIRST_PROGRAM_ACTION,
+    GRID_SIZE,
+    OBS_SIZE,
+    PLAYER_FEATURES,
+    PROGRAM_FEATURES,
+)
 
-ENEMY_CHANNEL = {"virus": 0, "daemon": 1, "glitch": 2, "cryptog": 3}
+ENEMY_CHANNEL = {name: channel for channel, name in enumerate(ENEMY_TYPES)}  # channels 0..3
 BLOCK_CHANNEL = {"data": 7, "program": 8, "question": 9}
 PROGRAM_CHANNEL_OFFSET = 7  # action a (5..27) -> channel a + 7 (12..34)
 
@@ -105,7 +108,7 @@ def encode_observation(obs: Mapping) -> dict[str, np.ndarray]:
 
 def flatten_observation(parts: Mapping[str, np.ndarray]) -> np.ndarray:
     """``player ‖ float32(programs) ‖ grid`` (row-major) as f32[1545] (``observation.md`` §8)."""
-    flat = np.empty(FLAT_SIZE, dtype=np.float32)
+    flat = np.empty(OBS_SIZE, dtype=np.float32)
     flat[:PLAYER_FEATURES] = parts["player"]
     flat[PLAYER_FEATURES : PLAYER_FEATURES + PROGRAM_FEATURES] = parts["programs"]
     flat[PLAYER_FEATURES + PROGRAM_FEATURES :] = np.asarray(parts["grid"]).reshape(-1)
@@ -128,7 +131,7 @@ def obs_digest(observation) -> str:
         flat = flatten_observation(observation)
     else:
         flat = np.asarray(observation, dtype=np.float32).reshape(-1)
-    if flat.shape != (FLAT_SIZE,):
-        raise ValueError(f"a flat observation has {FLAT_SIZE} values, got {flat.size}")
+    if flat.shape != (OBS_SIZE,):
+        raise ValueError(f"a flat observation has {OBS_SIZE} values, got {flat.size}")
     little_endian = np.where(flat == 0.0, np.float32(0.0), flat).astype("<f4", copy=False)
     return "sha256:" + hashlib.sha256(little_endian.tobytes()).hexdigest()

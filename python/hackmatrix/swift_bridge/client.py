@@ -36,7 +36,7 @@ try:  # responses are ~5 KB of JSON; orjson parses them about 3x faster than jso
 except ImportError:  # pragma: no cover - orjson comes with the sb3 extra; json is the fallback
     parse_response = json.loads
 
-from hackmatrix.binary import find_binary
+from hackmatrix.swift_bridge.binary import find_binary
 
 __all__ = ["CliError", "EngineError", "EngineCrashed", "EngineTimeout", "SwiftEngine"]
 
@@ -135,7 +135,7 @@ class SwiftEngine:
     ):
         """Start the engine.
 
-        binary: the CLI (default: :func:`hackmatrix.binary.find_binary`).
+        binary: the CLI (default: :func:`hackmatrix.swift_bridge.binary.find_binary`).
         timeout: seconds to wait for each response (None: wait forever).
         log_level: None, "info" or "debug" (engine logs go to stderr).
         stderr_log: a file that receives the engine's whole stderr.
