@@ -1,4 +1,4 @@
-"""hackmatrix.host_devices: the CPU device-count request and the steal reading."""
+"""hackmatrix.host_devices: the CPU device-count request."""
 
 import os
 import sys
@@ -29,11 +29,3 @@ def test_request_adds_the_flag_and_keeps_the_users_count(monkeypatch):
 def test_request_needs_a_positive_count():
     with pytest.raises(ValueError, match="at least one"):
         host_devices.request_cpu_devices(0)
-
-
-def test_steal_percent(monkeypatch):
-    readings = iter([(100, 1000), (150, 1500)])
-    monkeypatch.setattr(host_devices, "steal_reading", lambda: next(readings))
-    before = host_devices.steal_reading()
-    assert host_devices.steal_percent(before) == pytest.approx(10.0)
-    assert host_devices.steal_percent(None) is None

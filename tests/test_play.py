@@ -1,4 +1,4 @@
-"""play.py in terminal mode, driven by piped input, on both engines; the key map."""
+"""hackmatrix-play (python/scripts/play.py): terminal mode on both engines, the key map."""
 
 import os
 import re
@@ -126,12 +126,9 @@ def test_play_rejects_a_bad_seed(tmp_path):
 
 
 def _load_play_module():
-    import importlib.util
+    from hackmatrix.commands import play
 
-    spec = importlib.util.spec_from_file_location("play_script", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return play
 
 
 class FakeSession:

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from hackmatrix.commands import watch_sb3 as watch
+
 SCRIPTS = Path(__file__).resolve().parents[1] / "python" / "scripts"
 
 
@@ -22,7 +24,6 @@ def load_script(name: str):
 
 
 train = load_script("train")
-watch = load_script("watch_trained_agent")
 
 
 def test_run_names_count_up_per_day(tmp_path):

@@ -25,10 +25,6 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(
-    0, str(Path(__file__).resolve().parents[1])
-)  # run from a checkout without installing
-
 from hackmatrix.swift_bridge.binary import find_binary
 
 ORIGINAL_STEPS_PER_SECOND = 570.0

@@ -29,8 +29,6 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
 from hackmatrix.swift_bridge.client import parse_response
 
 ORIGINAL_PIPE_STEPS_PER_SECOND = 570  # the original Swift CLI over its pipe

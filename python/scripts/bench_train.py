@@ -21,8 +21,6 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
 from hackmatrix.host_devices import request_cpu_devices
 
 BASELINE_STEPS_PER_SECOND = 5_400  # the original trainer on this class of CPU (seed figure)

@@ -33,8 +33,6 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
 
 def timed(fn, *args, repeats: int):
     """(median wall s, median process-CPU s, output) over `repeats` calls after one warm-up."""

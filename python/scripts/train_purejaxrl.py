@@ -10,9 +10,6 @@ See specs/training.md and specs/training-guide.md.
 """
 
 import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from hackmatrix.purejaxrl.cli import main
 

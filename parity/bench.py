@@ -11,7 +11,7 @@ JAX compilation is excluded where it can be (a warm-up trace first; the
 persistent compile cache for the fuzz batch). Prints a table and writes JSON
 (default bench_results/bench_parity.json).
 
-    python python/scripts/bench_parity.py --fuzz-episodes 512
+    python -m parity.bench --fuzz-episodes 512      # from the repository root
 """
 
 from __future__ import annotations
@@ -24,14 +24,11 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path[:0] = [str(ROOT), str(ROOT / "python")]
-
-from parity.corpus import TRACES  # noqa: E402
-from parity.engines import JaxAdapter, SwiftAdapter  # noqa: E402
-from parity.fuzz import FuzzConfig, fuzz  # noqa: E402
-from parity.replay import replay  # noqa: E402
-from parity.trace import find_traces, read_trace  # noqa: E402
+from parity.corpus import TRACES
+from parity.engines import JaxAdapter, SwiftAdapter
+from parity.fuzz import FuzzConfig, fuzz
+from parity.replay import replay
+from parity.trace import find_traces, read_trace
 
 
 def time_corpus(traces, left, right, state_every):
@@ -50,8 +47,10 @@ def time_corpus(traces, left, right, state_every):
     }
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m parity.bench", description=__doc__.split("\n")[0]
+    )
     parser.add_argument(
         "--binary", help="Swift CLI (default: $HACKMATRIX_BINARY or the ./swift-build output)"
     )
@@ -61,7 +60,7 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=12)
     parser.add_argument("--out", default="bench_results/bench_parity.json")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
 
     traces = [read_trace(p) for p in find_traces([TRACES])]
     swift, jax_engine = SwiftAdapter(args.binary), JaxAdapter()
@@ -78,7 +77,7 @@ def main() -> int:
         max_steps=args.fuzz_max_steps,
         seed=args.seed,
         workers=args.workers,
-        found_dir=ROOT / "parity" / "traces" / "found",
+        found_dir=TRACES / "found",
     )
     result = fuzz(config, args.binary)
     rows[f"fuzz, batch {args.fuzz_batch}, {args.workers} swift workers"] = {

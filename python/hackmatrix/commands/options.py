@@ -1,4 +1,4 @@
-"""Command-line options shared by the scripts that play a trained network (numpy-free, import-light)."""
+"""Command-line options shared by the commands that play a trained network (numpy-free, import-light)."""
 
 
 def add_sampling_flags(

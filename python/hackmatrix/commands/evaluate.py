@@ -1,0 +1,159 @@
+"""See what an agent does: play a fixed set of games and report its behaviour (training.md §9).
+
+    hackmatrix-evaluate --latest
+    hackmatrix-evaluate checkpoints/<run> --policy both --png behaviour.png
+    hackmatrix-evaluate --compare random checkpoints/<run>/params_40.npz --json out.json
+
+`hackmatrix-evaluate` is the installed command;
+`python python/scripts/evaluate_agent.py` runs the same `main`.
+
+A policy is a params file (.npz), a checkpoint (.pkl), a run directory (its
+latest checkpoint), `latest` / `--latest` (the newest run under
+--checkpoint-dir) or `random` (uniform over the valid actions).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from hackmatrix.purejaxrl import behaviour as bh
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(
+        description="Evaluate the behaviour of HackMatrix policies on a fixed game set."
+    )
+    p.add_argument(
+        "model",
+        nargs="?",
+        default=None,
+        metavar="POLICY",
+        help="params .npz, checkpoint .pkl, run directory, 'latest' or 'random'",
+    )
+    p.add_argument(
+        "--compare",
+        nargs="+",
+        metavar="POLICY",
+        default=None,
+        help="evaluate several policies on the same games and show them side by side",
+    )
+    p.add_argument("--latest", action="store_true", help="the newest run under --checkpoint-dir")
+    p.add_argument(
+        "--checkpoint-dir",
+        default="checkpoints",
+        help="where --latest looks (default: checkpoints)",
+    )
+    p.add_argument(
+        "--policy",
+        dest="mode",
+        choices=("greedy", "sample", "both"),
+        default="greedy",
+        help="greedy (argmax of the masked logits), sample (from them) or both (default greedy)",
+    )
+    p.add_argument(
+        "--episodes",
+        type=int,
+        default=bh.DEFAULT_EPISODES,
+        help=f"games to play (default {bh.DEFAULT_EPISODES:,})",
+    )
+    p.add_argument(
+        "--first-seed",
+        type=int,
+        default=0,
+        help="index of the first game; games first..first+episodes-1 (default 0)",
+    )
+    p.add_argument(
+        "--max-steps",
+        type=int,
+        default=bh.DEFAULT_MAX_STEPS,
+        help=f"step cap per game; a game still running then is unfinished "
+        f"(default {bh.DEFAULT_MAX_STEPS:,})",
+    )
+    p.add_argument(
+        "--batch",
+        type=int,
+        default=bh.DEFAULT_BATCH,
+        help=f"games played at once (default {bh.DEFAULT_BATCH})",
+    )
+    p.add_argument(
+        "--seed", type=int, default=0, help="key of the sampled and random policies (default 0)"
+    )
+    p.add_argument("--json", type=Path, default=None, help="write the summaries as JSON here")
+    p.add_argument(
+        "--png", type=Path, default=None, help="write the behaviour figure here (needs matplotlib)"
+    )
+    p.add_argument("--env-module", default="hackmatrix.jax_env", help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    given = [args.model is not None, args.compare is not None, args.latest]
+    if sum(given) != 1:
+        p.error("give exactly one of: a policy, --compare POLICY..., --latest")
+    return args
+
+
+def policy_texts(args) -> list[str]:
+    if args.latest:
+        return ["latest"]
+    return args.compare if args.compare is not None else [args.model]
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    import importlib
+
+    from hackmatrix.jax_cache import enable_compilation_cache
+
+    enable_compilation_cache()
+    modes = ("greedy", "sample") if args.mode == "both" else (args.mode,)
+    settings = dict(
+        episodes=args.episodes,
+        first_game=args.first_seed,
+        max_steps=args.max_steps,
+        batch=args.batch,
+        seed=args.seed,
+    )
+    try:
+        for mode in modes:
+            bh.check_settings(mode, **{k: v for k, v in settings.items() if k != "seed"})
+        if args.png is not None:
+            import matplotlib  # noqa: F401 - fail before playing, not after
+        policies = [
+            bh.load_policy_spec(text, checkpoint_dir=args.checkpoint_dir)
+            for text in policy_texts(args)
+        ]
+    except bh.EvaluationError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except ImportError as error:
+        print(
+            f"error: --png needs matplotlib ({error}); pip install 'hackmatrix[viz]'",
+            file=sys.stderr,
+        )
+        return 2
+    env = importlib.import_module(args.env_module)
+
+    results = []
+    for policy in policies:
+        for mode in ("random",) if policy.is_random else modes:
+            print(
+                f"playing {args.episodes:,} games: {policy.label} ({mode})"
+                + (f" from {policy.source}" if policy.source else ""),
+                flush=True,
+            )
+            results.append(bh.evaluate_policy(env, policy, mode, **settings))
+
+    print()
+    print(bh.format_table(results))
+    document = bh.report(results, {**settings, "max_steps": args.max_steps, "env": args.env_module})
+    if args.json is not None:
+        args.json.write_text(json.dumps(document, indent=2))
+        print(f"wrote {args.json}")
+    if args.png is not None:
+        print(f"wrote {bh.write_png(results, args.png)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

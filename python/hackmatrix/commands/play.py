@@ -1,0 +1,220 @@
+"""Play HackMatrix yourself, on the Swift or the JAX engine.
+
+Window (pygame): arrows move or attack, S siphons, a letter runs each owned
+program (the key map is drawn under the board; U is UNDO), N starts a new
+game, Q or Esc quits. Valid moves are marked on your cell and usable programs
+are highlighted; the reward breakdown of each step is shown in the panel.
+
+Terminal (no display, or --text): the board is printed as text and commands
+are read from standard input, one or more per line: "up", "right", "s",
+"crash", "7", "new", "help", "quit". End of input quits.
+
+    hackmatrix-play --engine jax --seed 7
+    printf 'right\\nup\\ns\\nquit\\n' | hackmatrix-play --engine jax --text
+
+`hackmatrix-play` is the installed command;
+`python python/scripts/play.py` runs the same `main`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from hackmatrix.render import action_name, keymap
+from hackmatrix.render.sessions import ENGINES, InvalidActionError, StepOutcome, open_session
+from hackmatrix.render.text import LEGEND
+from hackmatrix.render.viewer import Viewer
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--engine",
+        choices=ENGINES,
+        default="swift",
+        help="which engine runs the game (default swift)",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=None, help="game seed 0..4294967295 (default: random)"
+    )
+    parser.add_argument(
+        "--text", action="store_true", help="play in the terminal even when a display is available"
+    )
+    parser.add_argument("--scale", type=float, default=1.0, help="window size factor (default 1.0)")
+    parser.add_argument(
+        "--color",
+        action="store_true",
+        help="ANSI colours in terminal mode (default: when stdout is a terminal)",
+    )
+    parser.add_argument(
+        "--binary",
+        default=None,
+        help="Swift CLI path (default: $HACKMATRIX_BINARY or the built one)",
+    )
+    args = parser.parse_args(argv)
+    if args.seed is not None and not 0 <= args.seed <= 0xFFFFFFFF:
+        parser.error(f"--seed must be in 0..4294967295, got {args.seed}")
+    if not args.scale > 0:
+        parser.error(f"--scale must be positive, got {args.scale}")
+    return args
+
+
+class HumanGame:
+    """One session plus what the screen shows about the last step and the episode."""
+
+    def __init__(self, session, seed: int | None):
+        self.session = session
+        self.first_seed = seed
+        self.games = 0
+        self.new_game(seed)
+
+    def new_game(self, seed: int | None = None) -> None:
+        self.seed = self.session.reset(seed)
+        self.games += 1
+        self.steps = 0
+        self.total_reward = 0.0
+        self.last: StepOutcome | None = None
+        self.done = False
+
+    def act(self, action: int) -> list[str]:
+        """Run one action; returns lines to tell the player."""
+        if self.done:
+            return ["the game is over: N (or 'new') for a new game, Q to quit"]
+        try:
+            outcome = self.session.step(action)
+        except InvalidActionError:
+            return [f"not allowed now: {action_name(action)} ({action})"]
+        self.last = outcome
+        self.steps += 1
+        self.total_reward += outcome.reward
+        self.done = outcome.done
+        lines = [
+            f"step {self.steps}: {action_name(action)} ({action})  reward {outcome.reward:+.4f}"
+        ]
+        if outcome.stage_complete and not outcome.won:
+            lines.append("stage complete!")
+        if outcome.done:
+            verdict = "YOU WON" if outcome.won else "YOU DIED"
+            lines.append(
+                f"{verdict} after {self.steps} steps, total reward {self.total_reward:+.3f}. "
+                "N for a new game, Q to quit"
+            )
+        return lines
+
+    def title(self) -> str:
+        return (
+            f"HackMatrix  ·  {self.session.name} engine  ·  seed {self.seed}  ·  step {self.steps}"
+        )
+
+    def render_kwargs(self, state: dict) -> dict:
+        kwargs = {
+            "mask": self.session.mask(),
+            "title": self.title(),
+            "footer": keymap.key_help_lines(state.get("ownedPrograms", [])),
+        }
+        if self.last is not None:
+            kwargs.update(
+                last_action=self.last.action,
+                reward_components=self.last.components,
+                reward=self.last.reward,
+            )
+        return kwargs
+
+    def show(self, viewer: Viewer) -> None:
+        state = self.session.state()
+        viewer.show(state, **self.render_kwargs(state))
+
+
+HELP_TEXT = (
+    "commands: up down left right | s (siphon) | a program name, its key letter or its index 5..27 | "
+    "new | help | quit"
+)
+
+
+def play_terminal(game: HumanGame, viewer: Viewer, lines) -> None:
+    interactive = hasattr(sys.stdin, "isatty") and sys.stdin.isatty()
+    game.show(viewer)
+    viewer.message(HELP_TEXT)
+    while True:
+        if interactive:
+            print("> ", end="", flush=True)
+        line = lines.readline()
+        if not line:
+            return  # end of input
+        for token in line.split():
+            kind, action = keymap.parse_command(token)
+            if kind == "quit":
+                return
+            if kind == "help":
+                viewer.message(HELP_TEXT + "\n" + LEGEND)
+            elif kind == "new":
+                game.new_game()
+                game.show(viewer)
+            elif kind == "unknown":
+                viewer.message(f"unknown command {token!r} ({HELP_TEXT})")
+            else:
+                messages = game.act(action)
+                game.show(viewer)
+                for message in messages:
+                    viewer.message(message)
+
+
+def play_window(game: HumanGame, viewer: Viewer) -> None:
+    game.show(viewer)
+    while True:
+        key = viewer.wait_key()
+        if key == "quit" or key in keymap.QUIT_KEYS:
+            return
+        if key in keymap.NEW_GAME_KEYS:
+            game.new_game()
+            game.show(viewer)
+            continue
+        action = keymap.action_for_key(key)
+        if action is None:
+            continue
+        for message in game.act(action):
+            print(message, flush=True)
+        game.show(viewer)
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    try:
+        session = open_session(args.engine, binary=args.binary)
+    except FileNotFoundError as error:
+        print(
+            f"cannot start the {args.engine} engine: {error}\n(try --engine jax)", file=sys.stderr
+        )
+        return 2
+    viewer = Viewer(
+        "HackMatrix",
+        mode="text" if args.text else "auto",
+        color=True if args.color else None,
+        scale=args.scale,
+    )
+    if viewer.fallback_reason:
+        print(f"terminal mode: {viewer.fallback_reason}", file=sys.stderr)
+    try:
+        game = HumanGame(session, args.seed)
+        if hasattr(session, "warm_up"):
+            print(
+                "compiling the JAX engine (about a minute the first time, cached afterwards)...",
+                file=sys.stderr,
+                flush=True,
+            )
+            session.warm_up()
+        if viewer.mode == "window":
+            play_window(game, viewer)
+        else:
+            play_terminal(game, viewer, sys.stdin)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        viewer.close()
+        session.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
