@@ -47,9 +47,7 @@ def build_binary(repo_root: Path = REPO_ROOT) -> Path:
     script = repo_root / "swift-build"
     if not script.is_file():
         raise FileNotFoundError(f"cannot build the Swift CLI: {script} does not exist")
-    done = subprocess.run(
-        [str(script)], cwd=repo_root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
+    done = subprocess.run([str(script)], cwd=repo_root, capture_output=True, text=True)
     if done.returncode != 0:
         tail = done.stderr[-4000:]
         raise RuntimeError(f"{BUILD_COMMAND} failed with status {done.returncode}:\n{tail}")

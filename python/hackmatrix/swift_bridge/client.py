@@ -21,18 +21,21 @@ crash, and when the client is garbage-collected, so no zombie is left.
 from __future__ import annotations
 
 import collections
+import contextlib
 import json
 import os
 import select
 import subprocess
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, TextIO
 
 try:  # responses are ~5 KB of JSON; orjson parses them about 3x faster than json
-    from orjson import loads as parse_response
+    import orjson
+
+    parse_response: Callable[[bytes | str], Any] = orjson.loads
 except ImportError:  # pragma: no cover - orjson comes with the sb3 extra; json is the fallback
     parse_response = json.loads
 
@@ -51,7 +54,7 @@ class CliError(RuntimeError):
 
     def __init__(
         self, code: str, message: str, details: dict | None = None, command: str | None = None
-    ):
+    ) -> None:
         self.code = code
         self.message = message
         self.details = details
@@ -81,13 +84,20 @@ def _preview(text: str) -> str:
     return text[:_COMMAND_PREVIEW_CHARS] + f"... ({len(text)} chars)"
 
 
+def _pipe(stream: IO[bytes] | None) -> IO[bytes]:
+    """A child's stream opened with PIPE (typed as optional, never None then)."""
+    if stream is None:
+        raise EngineError("the engine process has no pipe to talk through")
+    return stream
+
+
 class _StderrDrain(threading.Thread):
     """Reads the child's stderr until EOF: keeps the last lines, optionally tees to a file.
 
     Without it a chatty engine (``--debug``) would fill the pipe and block.
     """
 
-    def __init__(self, stream, log_path: Path | None):
+    def __init__(self, stream: IO[bytes], log_path: Path | None) -> None:
         super().__init__(name="hackmatrix-stderr", daemon=True)
         self._stream = stream
         self._log_path = log_path
@@ -95,8 +105,15 @@ class _StderrDrain(threading.Thread):
         self._lock = threading.Lock()
 
     def run(self) -> None:
-        log = open(self._log_path, "w", encoding="utf-8") if self._log_path else None
-        try:
+        if self._log_path:
+            with open(self._log_path, "w", encoding="utf-8") as log:
+                self._collect(log)
+        else:
+            self._collect(None)
+
+    def _collect(self, log: TextIO | None) -> None:
+        # OSError/ValueError: the pipe was closed under us during shutdown
+        with contextlib.suppress(OSError, ValueError):
             for raw in iter(self._stream.readline, b""):
                 line = raw.decode("utf-8", errors="replace")
                 with self._lock:
@@ -104,11 +121,6 @@ class _StderrDrain(threading.Thread):
                 if log is not None:
                     log.write(line)
                     log.flush()
-        except (OSError, ValueError):  # the pipe was closed under us during shutdown
-            pass
-        finally:
-            if log is not None:
-                log.close()
 
     def tail(self, max_lines: int = 30) -> str:
         with self._lock:
@@ -132,7 +144,7 @@ class SwiftEngine:
         log_level: str | None = None,
         extra_args: Iterable[str] = (),
         stderr_log: str | os.PathLike | None = None,
-    ):
+    ) -> None:
         """Start the engine.
 
         binary: the CLI (default: :func:`hackmatrix.swift_bridge.binary.find_binary`).
@@ -154,12 +166,14 @@ class SwiftEngine:
             args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0
         )
         self._closed = False
-        self._stdin_fd = self._proc.stdin.fileno()
-        self._stdout_fd = self._proc.stdout.fileno()
+        stdin, stdout = _pipe(self._proc.stdin), _pipe(self._proc.stdout)
+        self._stdin_fd = stdin.fileno()
+        self._stdout_fd = stdout.fileno()
         os.set_blocking(self._stdin_fd, False)
         os.set_blocking(self._stdout_fd, False)
         self._buffer = bytearray()
-        self._stderr = _StderrDrain(self._proc.stderr, Path(stderr_log) if stderr_log else None)
+        log_path = Path(stderr_log) if stderr_log else None
+        self._stderr = _StderrDrain(_pipe(self._proc.stderr), log_path)
         self._stderr.start()
 
     # ----------------------------------------------------------------- commands
@@ -216,7 +230,10 @@ class SwiftEngine:
         return response
 
     def request_raw(self, line: str) -> Any:
-        """Send one text line as it is (no newline inside); return the parsed response, errors included."""
+        """Send one text line as it is (no newline inside).
+
+        Returns the parsed response, error responses included.
+        """
         if "\n" in line:
             raise ValueError("a request line must not contain a newline")
         return self._round_trip(line)
@@ -232,9 +249,10 @@ class SwiftEngine:
         except ValueError as exc:
             # Requests and responses can no longer be paired up: stop the engine.
             self._terminate()
+            answer = _preview(response.decode("utf-8", errors="replace"))
             raise EngineError(
                 f"the engine {self.binary} wrote a line that is not JSON in answer to "
-                f"{_preview(line)}: {_preview(response.decode('utf-8', errors='replace'))}; it was stopped"
+                f"{_preview(line)}: {answer}; it was stopped"
             ) from exc
 
     def _wait_ready(self, fd: int, for_write: bool, deadline: float | None, line: str) -> None:
@@ -321,21 +339,17 @@ class SwiftEngine:
         proc = self._proc
         if proc is None:
             return None
-        try:
-            proc.stdin.close()
-        except OSError:
-            pass
+        with contextlib.suppress(OSError):
+            _pipe(proc.stdin).close()
         status = None
         if grace > 0:
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 status = proc.wait(timeout=grace)
-            except subprocess.TimeoutExpired:
-                pass
         if status is None:
             if proc.poll() is None:
                 proc.kill()
             status = proc.wait()
-        proc.stdout.close()
+        _pipe(proc.stdout).close()
         return status
 
     def close(self) -> None:
@@ -353,7 +367,5 @@ class SwiftEngine:
 
     def __del__(self) -> None:
         if getattr(self, "_proc", None) is not None and not getattr(self, "_closed", True):
-            try:
+            with contextlib.suppress(Exception):  # never raise from a finalizer
                 self._terminate()
-            except Exception:
-                pass

@@ -26,6 +26,7 @@ truncated and the vector env's auto-reset brings up the new engine.
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -46,6 +47,10 @@ from hackmatrix.names import (
 from hackmatrix.swift_bridge.client import DEFAULT_TIMEOUT_S, CliError, EngineError, SwiftEngine
 from hackmatrix.swift_bridge.observation import encode_observation, flatten_observation
 
+# What reset/step return: the flat f32[1545], or the dict of player / programs / grid.
+Observation = np.ndarray | dict[str, np.ndarray]
+StepReturn = tuple[Observation, float, bool, bool, dict[str, Any]]
+
 SUPPORTED_PROTOCOL_MAJOR = "2"
 REJECTED_ACTION_CODES = frozenset({"action_masked", "action_out_of_range"})
 _UINT32_RANGE = 1 << 32
@@ -56,7 +61,7 @@ class EngineRestartWarning(RuntimeWarning):
 
 
 def _render_rgb(state: dict, **kwargs) -> np.ndarray:
-    """The visual renderer, imported only when an ``rgb_array`` frame is asked for (it needs Pillow)."""
+    """The visual renderer, imported only for an ``rgb_array`` frame (it needs Pillow)."""
     from hackmatrix.render import render_rgb
 
     return render_rgb(state, **kwargs)
@@ -76,7 +81,7 @@ class HackMatrixEnv(gym.Env):
         log_level: str | None = None,
         stderr_log: str | None = None,
         timeout: float | None = DEFAULT_TIMEOUT_S,
-    ):
+    ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode {render_mode!r} is not one of {self.metadata['render_modes']}"
@@ -101,7 +106,7 @@ class HackMatrixEnv(gym.Env):
                     "grid": spaces.Box(0.0, 1.0, (GRID_SIZE, GRID_SIZE, CELL_FEATURES), np.float32),
                 }
             )
-        self._engine_options = {
+        self._engine_options: dict[str, Any] = {
             "timeout": timeout,
             "log_level": log_level,
             "stderr_log": stderr_log,
@@ -116,8 +121,11 @@ class HackMatrixEnv(gym.Env):
         self._stats: _EpisodeStats | None = None
         self._last_step: dict = {}  # action, reward and components of the last step, for rgb frames
 
-    def _start_engine(self, binary) -> tuple[SwiftEngine, dict]:
-        """Start a Swift process, greet it and check its protocol; nothing is left running on failure."""
+    def _start_engine(self, binary: str | Path | None) -> tuple[SwiftEngine, dict]:
+        """Start a Swift process, greet it and check its protocol.
+
+        Nothing is left running on failure.
+        """
         engine = SwiftEngine(binary, **self._engine_options)
         try:
             hello = engine.hello()
@@ -127,8 +135,9 @@ class HackMatrixEnv(gym.Env):
                 or hello.get("actionCount") != ACTION_COUNT
             ):
                 raise RuntimeError(
-                    f"{engine.binary} speaks protocol {version} with {hello.get('actionCount')} actions; "
-                    f"this env needs protocol {SUPPORTED_PROTOCOL_MAJOR}.x with {ACTION_COUNT} actions"
+                    f"{engine.binary} speaks protocol {version} with "
+                    f"{hello.get('actionCount')} actions; this env needs protocol "
+                    f"{SUPPORTED_PROTOCOL_MAJOR}.x with {ACTION_COUNT} actions"
                 )
         except BaseException:
             engine.close()
@@ -144,15 +153,18 @@ class HackMatrixEnv(gym.Env):
         self.engine_restarts += 1
         self._engine_failure = None
         warnings.warn(
-            f"HackMatrix-v0: the Swift engine (pid {dead.pid}) had died ({reason}); reset() started "
-            f"a fresh one (pid {self._engine.pid}), restart {self.engine_restarts} of this env",
+            f"HackMatrix-v0: the Swift engine (pid {dead.pid}) had died ({reason}); reset() "
+            f"started a fresh one (pid {self._engine.pid}), restart {self.engine_restarts} "
+            "of this env",
             EngineRestartWarning,
             stacklevel=3,
         )
 
     # ------------------------------------------------------------------ gym API
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
+    def reset(
+        self, *, seed: int | None = None, options: dict | None = None
+    ) -> tuple[Observation, dict[str, Any]]:
         """Start an episode.
 
         A seed in 0..2**32-1 is passed to the engine as is (the same seed as
@@ -172,7 +184,7 @@ class HackMatrixEnv(gym.Env):
             self._restart_engine()
             response, engine_seed = self._reset_engine(seed, options)
         self._accept_observation(response)
-        self._stats = _EpisodeStats(self._obs_json)
+        self._stats = _EpisodeStats(response["observation"])
         self._last_step = {}
         info = {
             "action_mask": self._mask,
@@ -196,8 +208,8 @@ class HackMatrixEnv(gym.Env):
             engine_seed = response.get("seed", engine_seed)
         return response, engine_seed
 
-    def step(self, action):
-        if self._obs_json is None:
+    def step(self, action: int | np.integer | np.ndarray) -> StepReturn:
+        if self._obs_json is None or self._stats is None:
             raise RuntimeError("call reset() before step()")
         if self._engine_failure is not None:
             raise type(self._engine_failure)(
@@ -240,14 +252,14 @@ class HackMatrixEnv(gym.Env):
         """The mask of the current state (``True`` = allowed), cached from the last response."""
         return self._mask
 
-    def render(self):
+    def render(self) -> str | np.ndarray | None:  # ansi text or an rgb frame
         if self.render_mode is None or self._obs_json is None:
             return None
         if self.render_mode == "ansi":
             return ansi_board(self._obs_json)
         return _render_rgb(self._engine.get_state(), mask=self._mask.tolist(), **self._last_step)
 
-    def close(self):
+    def close(self) -> None:
         self._user_closed = True
         engine = getattr(self, "_engine", None)
         if engine is not None:
@@ -272,9 +284,10 @@ class HackMatrixEnv(gym.Env):
         return self._obs_json
 
     def get_state(self) -> dict:
+        """The full game state in the ``getState`` form (``protocol.md`` §6.6)."""
         return self._engine.get_state()
 
-    def _copy_obs(self):
+    def _copy_obs(self) -> Observation:
         """The current observation as new arrays (callers may keep or modify what they get)."""
         if self.flat_observation:
             return self._obs.copy()
@@ -297,16 +310,16 @@ class TruncateOnEngineCrash(gym.Wrapper):
     vector env's auto-reset then starts a fresh engine (see ``reset``).
     """
 
-    def __init__(self, env: gym.Env):
+    def __init__(self, env: gym.Env) -> None:
         super().__init__(env)
-        self._last_obs = None
+        self._last_obs: Any = None
 
-    def reset(self, **kwargs):
+    def reset(self, **kwargs: Any) -> tuple[Any, dict[str, Any]]:
         obs, info = self.env.reset(**kwargs)
         self._last_obs = obs
         return obs, info
 
-    def step(self, action):
+    def step(self, action: Any) -> tuple[Any, Any, bool, bool, dict[str, Any]]:
         try:
             obs, reward, terminated, truncated, info = self.env.step(action)
         except EngineError as error:
@@ -328,7 +341,7 @@ class TruncateOnEngineCrash(gym.Wrapper):
         return obs, reward, terminated, truncated, info
 
 
-def _action_index(action) -> int:
+def _action_index(action: Any) -> int:
     value = np.asarray(action)
     if value.size != 1 or not np.issubdtype(value.dtype, np.integer):
         raise TypeError(f"an action is one integer, got {action!r}")
@@ -336,9 +349,9 @@ def _action_index(action) -> int:
 
 
 class _EpisodeStats:
-    """Per-episode totals reported in ``info["episode_stats"]`` at termination (``training.md`` §6.3)."""
+    """Per-episode totals in ``info["episode_stats"]`` at termination (``training.md`` §6.3)."""
 
-    def __init__(self, first_obs: dict):
+    def __init__(self, first_obs: dict) -> None:
         self.components = dict.fromkeys(REWARD_COMPONENT_NAMES, 0.0)
         self.breakdown: dict[str, float] = {}
         self.total_reward = 0.0
@@ -413,7 +426,8 @@ def ansi_board(obs: dict) -> str:
     owned = ",".join(PROGRAM_NAMES[a - FIRST_PROGRAM_ACTION] for a in obs["ownedPrograms"]) or "-"
     lines = [
         f"stage {obs['stage']} turn {obs['turn']}  hp {obs['playerHP']}  credits {obs['credits']}"
-        f"  energy {obs['energy']}  siphons {obs['dataSiphons']}  atk {obs['baseAttack']}  score {obs['score']}",
+        f"  energy {obs['energy']}  siphons {obs['dataSiphons']}  atk {obs['baseAttack']}"
+        f"  score {obs['score']}",
         f"programs: {owned}"
         + ("  [SHOW]" if obs["showActivated"] else "")
         + ("  [CALM]" if obs["scheduledTasksDisabled"] else ""),

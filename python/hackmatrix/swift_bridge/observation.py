@@ -120,7 +120,7 @@ def encode_flat(obs: Mapping) -> np.ndarray:
     return flatten_observation(encode_observation(obs))
 
 
-def obs_digest(observation) -> str:
+def obs_digest(observation: np.ndarray | Mapping) -> str:
     """``"sha256:" + hex`` of the flat vector as little-endian float32, -0.0 written as +0.0.
 
     Accepts a flat vector, a dict of the three parts, or a JSON observation.
