@@ -21,6 +21,7 @@ box --gpus-per-process K gives process i the GPUs i*K .. i*K+K-1.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import ctypes
 import os
 import signal
@@ -30,7 +31,7 @@ import sys
 import threading
 import time
 
-# The JAX trainer (hackmatrix-train-jax), started the same way from a checkout or an installed package.
+# The JAX trainer (hackmatrix-train-jax), started the same way from a checkout or an install.
 TRAINER_COMMAND = (
     "-c",
     "import sys; from hackmatrix.purejaxrl.cli import main; sys.exit(main())",
@@ -89,10 +90,8 @@ def parse_args(argv):
 
 def _die_with_parent():
     """Linux: children get SIGKILL if the launcher itself is killed (no orphans)."""
-    try:
+    with contextlib.suppress(OSError):  # not Linux: no such call
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except OSError:
-        pass
 
 
 def process_env(index: int, args) -> dict:

@@ -1,4 +1,7 @@
-"""Command-line options shared by the commands that play a trained network (numpy-free, import-light)."""
+"""Command-line options shared by the commands that play a trained network.
+
+Numpy-free and import-light: the parity CLI imports it too.
+"""
 
 
 def add_sampling_flags(

@@ -127,8 +127,8 @@ class HumanGame:
 
 
 HELP_TEXT = (
-    "commands: up down left right | s (siphon) | a program name, its key letter or its index 5..27 | "
-    "new | help | quit"
+    "commands: up down left right | s (siphon) | "
+    "a program name, its key letter or its index 5..27 | new | help | quit"
 )
 
 
@@ -153,7 +153,7 @@ def play_terminal(game: HumanGame, viewer: Viewer, lines) -> None:
                 game.show(viewer)
             elif kind == "unknown":
                 viewer.message(f"unknown command {token!r} ({HELP_TEXT})")
-            else:
+            elif action is not None:  # kind == "action"
                 messages = game.act(action)
                 game.show(viewer)
                 for message in messages:
@@ -164,6 +164,8 @@ def play_window(game: HumanGame, viewer: Viewer) -> None:
     game.show(viewer)
     while True:
         key = viewer.wait_key()
+        if key is None:  # only after a timeout, and none is asked for
+            continue
         if key == "quit" or key in keymap.QUIT_KEYS:
             return
         if key in keymap.NEW_GAME_KEYS:

@@ -21,7 +21,8 @@ import sys
 from pathlib import Path
 
 from hackmatrix.commands.options import add_sampling_flags
-from hackmatrix.render import PROGRAM_NAMES, action_name, render_rgb, save_recording
+from hackmatrix.names import FIRST_PROGRAM_ACTION, PROGRAM_NAMES, action_name
+from hackmatrix.render import render_rgb, save_recording
 from hackmatrix.render.agent_policy import PolicyLoadError, find_latest_params, load_policy
 from hackmatrix.render.recording import VIDEO_SUFFIXES, video_backend_available
 from hackmatrix.render.sessions import ENGINES, InvalidActionError, open_session
@@ -39,7 +40,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument(
         "--latest",
         action="store_true",
-        help="use the newest run under --checkpoint-dir (final_params.npz, else the highest params_N.npz)",
+        help="use the newest run under --checkpoint-dir "
+        "(final_params.npz, else the highest params_N.npz)",
     )
     parser.add_argument(
         "--checkpoint-dir",
@@ -120,7 +122,8 @@ def parse_args(argv=None) -> argparse.Namespace:
         and not video_backend_available()
     ):
         print(
-            f"warning: no video backend (pip install 'imageio[ffmpeg]'): {args.record} will be saved as a GIF",
+            f"warning: no video backend (pip install 'imageio[ffmpeg]'): "
+            f"{args.record} will be saved as a GIF",
             file=sys.stderr,
         )
     return args
@@ -130,7 +133,8 @@ def describe_player(state: dict) -> str:
     p = state["player"]
     return (
         f"hp {p.get('hp', 3)}  credits {p.get('credits', 0)}  energy {p.get('energy', 0)}  "
-        f"siphons {p.get('dataSiphons', 0)}  score {p.get('score', 0)}  stage {state.get('stage', 1)}  "
+        f"siphons {p.get('dataSiphons', 0)}  score {p.get('score', 0)}  "
+        f"stage {state.get('stage', 1)}  "
         f"at ({p['row']},{p['col']})"
     )
 
@@ -142,7 +146,8 @@ def play_episode(episode: int, args, session, policy, viewer: Viewer, frames: li
     delay = 0.0 if args.speed == 0 else 1.0 / args.speed
     header = f"episode {episode + 1}/{args.episodes}  ·  {session.name} engine  ·  seed {seed}"
     viewer.show(state, mask=session.mask(), title=f"{header}  ·  step 0")
-    total, steps, invalid, top_stage, used = 0.0, 0, 0, int(state.get("stage", 1)), {}
+    total, steps, invalid, top_stage = 0.0, 0, 0, int(state.get("stage", 1))
+    used: dict[str, int] = {}  # program name -> times run
     outcome = "step cap"
     while steps < args.max_steps:
         action = policy.act(session.observation(), session.mask(), greedy=not args.sample)
@@ -155,8 +160,9 @@ def play_episode(episode: int, args, session, policy, viewer: Viewer, frames: li
             break
         steps += 1
         total += result.reward
-        if action >= 5:
-            used[PROGRAM_NAMES[action - 5]] = used.get(PROGRAM_NAMES[action - 5], 0) + 1
+        if action >= FIRST_PROGRAM_ACTION:
+            program = PROGRAM_NAMES[action - FIRST_PROGRAM_ACTION]
+            used[program] = used.get(program, 0) + 1
         state = session.state()
         top_stage = max(top_stage, int(state.get("stage", 1)))
         title = f"{header}  ·  step {steps}"
@@ -173,8 +179,9 @@ def play_episode(episode: int, args, session, policy, viewer: Viewer, frames: li
                 frame if frame is not None else render_rgb(state, scale=args.scale, **render)
             )
         print(
-            f"  step {steps:3d}  {action_name(action):>7} ({action:2d})  reward {result.reward:+8.3f}  "
-            f"{describe_player(state)}  programs {[action_name(a) for a in state.get('ownedPrograms', [])]}",
+            f"  step {steps:3d}  {action_name(action):>7} ({action:2d})  "
+            f"reward {result.reward:+8.3f}  {describe_player(state)}  "
+            f"programs {[action_name(a) for a in state.get('ownedPrograms', [])]}",
             flush=True,
         )
         if result.done:
@@ -223,7 +230,8 @@ def main(argv=None) -> int:
         session = open_session(args.engine, binary=args.binary, log_level=log_level)
     except FileNotFoundError as error:
         print(
-            f"error: cannot start the {args.engine} engine: {error}\n(--engine jax plays without Swift)",
+            f"error: cannot start the {args.engine} engine: {error}\n"
+            "(--engine jax plays without Swift)",
             file=sys.stderr,
         )
         return 2

@@ -58,7 +58,10 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 
 def best_file_in(run_dir: Path) -> Path | None:
-    """best_model.zip, else interrupted_model.zip, else the newest checkpoint (the original's order)."""
+    """best_model.zip, else interrupted_model.zip, else the newest checkpoint.
+
+    The order of the original project's watcher.
+    """
     for name in ("best_model.zip", "interrupted_model.zip"):
         if (run_dir / name).is_file():
             return run_dir / name
@@ -122,18 +125,21 @@ def play_episode(
         invalid += bool(info.get("invalid_action"))
         if not quiet:
             print(
-                f"\nstep {steps}: {ACTION_NAMES[action]} ({action})  reward {reward:+.3f}  total {total:+.3f}"
+                f"\nstep {steps}: {ACTION_NAMES[action]} ({action})  "
+                f"reward {reward:+.3f}  total {total:+.3f}"
             )
             print(env.render())
             if delay:
                 time.sleep(delay)
+    final_obs = env.observation_json
+    assert final_obs is not None  # reset() has run
     outcome = "won" if info.get("game_won") else ("died" if info.get("death") else "step limit")
     return {
         "steps": steps,
         "total_reward": total,
         "invalid_actions": invalid,
         "outcome": outcome,
-        "stage": env.observation_json["stage"],
+        "stage": final_obs["stage"],
     }
 
 
@@ -162,8 +168,9 @@ def main(argv=None) -> int:
             result = play_episode(model, env, seed, args.max_steps, args.quiet, args.delay)
             results.append(result)
             print(
-                f"Episode {episode + 1}: {result['steps']} steps, total reward {result['total_reward']:.3f}, "
-                f"stage {result['stage']}, {result['outcome']}, invalid actions {result['invalid_actions']}"
+                f"Episode {episode + 1}: {result['steps']} steps, "
+                f"total reward {result['total_reward']:.3f}, stage {result['stage']}, "
+                f"{result['outcome']}, invalid actions {result['invalid_actions']}"
             )
     except KeyboardInterrupt:
         print("\nstopped")

@@ -20,7 +20,7 @@ from hackmatrix.names import GRID_SIZE
 
 from .fonts import font
 from .panel import Panel, build_panel
-from .scene import CellView, Scene, build_scene
+from .scene import BlockView, CellView, EnemyView, Scene, TransmissionView, build_scene
 
 Color = tuple[int, int, int]
 
@@ -237,7 +237,7 @@ def _draw_cell(draw: ImageDraw.ImageDraw, layout: Layout, cell: CellView) -> Non
             radius=radius,
             fill=PALETTE[key],
         )
-        _draw_block_labels(draw, layout, cell, left, top, right, bottom)
+        _draw_block_labels(draw, layout, cell, b, left, top, right, bottom)
 
     glyph = s * 0.22  # half-size of the middle glyph
     if cell.is_exit:
@@ -260,13 +260,13 @@ def _draw_cell(draw: ImageDraw.ImageDraw, layout: Layout, cell: CellView) -> Non
             [(cx, cy - d), (cx + d, cy), (cx, cy + d), (cx - d, cy)], fill=PALETTE["data_siphon"]
         )
     if cell.siphon_center:
-        r = layout.px(5)
+        dot = layout.px(5)
         draw.ellipse(
             (
-                right - layout.px(8) - r,
-                top + layout.px(8) - r,
-                right - layout.px(8) + r,
-                top + layout.px(8) + r,
+                right - layout.px(8) - dot,
+                top + layout.px(8) - dot,
+                right - layout.px(8) + dot,
+                top + layout.px(8) + dot,
             ),
             outline=PALETTE["siphon_center"],
             width=max(1, layout.px(2)),
@@ -287,9 +287,9 @@ def _draw_cell(draw: ImageDraw.ImageDraw, layout: Layout, cell: CellView) -> Non
         )
 
     if cell.transmission is not None:
-        _draw_transmission(draw, layout, cell, cx, cy, glyph, right, bottom, top)
+        _draw_transmission(draw, layout, cell.transmission, cx, cy, glyph, right, bottom, top)
     if cell.enemy is not None:
-        _draw_enemy(draw, layout, cell, cx, cy, glyph, right, bottom, top)
+        _draw_enemy(draw, layout, cell, cell.enemy, cx, cy, glyph, right, bottom, top)
     if cell.has_player:
         r = glyph * 1.1
         ring = max(2, layout.px(4))
@@ -300,8 +300,9 @@ def _draw_cell(draw: ImageDraw.ImageDraw, layout: Layout, cell: CellView) -> Non
         draw.ellipse((cx - r, cy - r, cx + r, cy + r), fill=PALETTE["player"])
 
 
-def _draw_block_labels(draw, layout: Layout, cell: CellView, left, top, right, bottom) -> None:
-    b = cell.block
+def _draw_block_labels(
+    draw, layout: Layout, cell: CellView, b: BlockView, left, top, right, bottom
+) -> None:
     x = left + layout.px(8)
     y = top + layout.px(6)
     if b.kind == "question" and b.points is None and b.program is None:
@@ -375,9 +376,8 @@ def _draw_resources(draw, layout: Layout, cell: CellView, left, bottom) -> None:
 
 
 def _draw_transmission(
-    draw, layout: Layout, cell: CellView, cx, cy, glyph, right, bottom, top
+    draw, layout: Layout, t: TransmissionView, cx, cy, glyph, right, bottom, top
 ) -> None:
-    t = cell.transmission
     r = glyph * 0.95
     ring = max(2, layout.px(4))
     ring_color = PALETTE[t.enemy_type] if t.enemy_type else PALETTE["transmission_ring"]
@@ -399,8 +399,9 @@ def _draw_transmission(
     )
 
 
-def _draw_enemy(draw, layout: Layout, cell: CellView, cx, cy, glyph, right, bottom, top) -> None:
-    e = cell.enemy
+def _draw_enemy(
+    draw, layout: Layout, cell: CellView, e: EnemyView, cx, cy, glyph, right, bottom, top
+) -> None:
     color = PALETTE[e.type]
     r = glyph * 1.1
     if e.stunned:
@@ -421,9 +422,8 @@ def _draw_enemy(draw, layout: Layout, cell: CellView, cx, cy, glyph, right, bott
         )
     else:  # cryptog
         draw.regular_polygon((cx, cy, r * 1.1), n_sides=6, fill=color)
-    if (
-        cell.block is None
-    ):  # on a block the top strip holds the block's label; shape and colour still tell the type
+    # On a block the top strip holds the block's label; shape and colour still tell the type.
+    if cell.block is None:
         name = e.type + (" (stun)" if e.stunned else "")
         _small_text(
             draw,

@@ -144,8 +144,8 @@ def build_scene(state: dict, *, reveal: bool = False) -> Scene:
 
     # Resources under an unsiphoned block stay hidden (observation.md §5.2).
     if not reveal:
-        for row in cells:
-            for cell in row:
+        for cell_row in cells:
+            for cell in cell_row:
                 if cell.block is not None and not cell.siphoned:
                     cell.credits = cell.energy = 0
 

@@ -152,7 +152,7 @@ class JaxSession:
         return seed
 
     def warm_up(self) -> None:
-        """Compile the step function now (by stepping a throw-away copy) instead of on the first move."""
+        """Compile the step function now (on a throw-away copy) instead of on the first move."""
         self._require_game()
         valid = [a for a, ok in enumerate(self._mask) if ok]
         if valid:

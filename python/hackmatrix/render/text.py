@@ -126,7 +126,9 @@ def _cell_token(cell: CellView, paint) -> str:
         pieces.append(("c?", "hint"))
 
     width = CELL_WIDTH - 1
-    plain, painted, used = [], [], 0
+    plain: list[str] = []
+    painted: list[str] = []
+    used = 0
     for text, style in pieces:
         extra = len(text) + (1 if plain else 0)
         if used + extra > width:

@@ -13,7 +13,7 @@ import os
 import sys
 import time
 from collections.abc import Mapping
-from typing import TextIO
+from typing import Any, TextIO
 
 import numpy as np
 
@@ -67,8 +67,8 @@ class Viewer:
         is_tty = hasattr(self.stream, "isatty") and self.stream.isatty()
         self.color = is_tty if color is None else color
         self._clear_screen = is_tty
-        self._pygame = None
-        self._screen = None
+        self._pygame: Any = None  # the pygame module, in window mode
+        self._screen: Any = None  # the pygame display surface, once a frame is shown
         self._closed = False
         self._pending_keys: list[str] = []  # read from pygame but not yet handed out by wait_key
         self.fallback_reason: str | None = None
