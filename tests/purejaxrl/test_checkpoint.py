@@ -11,6 +11,7 @@ from hackmatrix.purejaxrl.checkpoint import (
     CheckpointError,
     latest_checkpoint,
     next_run_name,
+    resolve_params_path,
     resolve_resume,
 )
 from hackmatrix.purejaxrl.config import RESUME_LATEST
@@ -73,3 +74,29 @@ def test_empty_run_directory_is_an_error(tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(CheckpointError, match="no checkpoint"):
         resolve_resume(str(tmp_path / "empty"), None, tmp_path, RESUME_LATEST)
+
+
+def test_a_run_directory_means_its_latest_checkpoint_or_for_watching_its_last_weights(tmp_path):
+    run = make_run(tmp_path, "run", [3, 12])
+    assert resolve_params_path(run) == run / "checkpoint_12.pkl"
+    assert resolve_params_path(run, prefer_final_params=True) == run / "checkpoint_12.pkl"
+    for step in (4, 20):
+        (run / f"params_{step}.npz").write_bytes(b"x")
+    assert resolve_params_path(run) == run / "checkpoint_12.pkl"
+    assert resolve_params_path(run, prefer_final_params=True) == run / "params_20.npz"
+    (run / "final_params.npz").write_bytes(b"x")
+    assert resolve_params_path(run, prefer_final_params=True) == run / "final_params.npz"
+    assert resolve_params_path(run / "params_4.npz") == run / "params_4.npz"
+
+
+@pytest.mark.parametrize("prefer_final_params", [False, True])
+def test_unusable_parameter_paths_are_clear_errors(tmp_path, prefer_final_params):
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "notes.txt").write_text("hello")
+    for name, message in [
+        ("empty", "contains no"),
+        ("missing.npz", "no such file"),
+        ("notes.txt", "expected a checkpoint_"),
+    ]:
+        with pytest.raises(CheckpointError, match=message):
+            resolve_params_path(tmp_path / name, prefer_final_params=prefer_final_params)

@@ -39,6 +39,7 @@ REQUIRED_KEYS = (
     "last_logged_step",
 )
 _CHECKPOINT_RE = re.compile(r"^checkpoint_(\d+)\.pkl$")
+_PARAMS_RE = re.compile(r"^params_(\d+)\.npz$")
 
 
 class CheckpointError(ValueError):
@@ -246,13 +247,19 @@ def restore_runner(
 # ----------------------------------------------------------- resolving a resume
 
 
-def checkpoints_in(run_dir: Path) -> list[tuple[int, Path]]:
+def _numbered_files(directory: Path, pattern: re.Pattern) -> list[tuple[int, Path]]:
+    """`(N, path)` for the files whose name matches `pattern` (N its group 1), by N."""
     found = []
-    for entry in Path(run_dir).iterdir():
-        match = _CHECKPOINT_RE.match(entry.name)
+    for entry in Path(directory).iterdir():
+        match = pattern.match(entry.name)
         if match and entry.is_file():
             found.append((int(match.group(1)), entry))
     return sorted(found)
+
+
+def checkpoints_in(run_dir: Path) -> list[tuple[int, Path]]:
+    """`(step, path)` of every `checkpoint_{step}.pkl` in `run_dir`, by step."""
+    return _numbered_files(run_dir, _CHECKPOINT_RE)
 
 
 def latest_checkpoint(run_dir: Path) -> Path:
@@ -356,10 +363,34 @@ class StoredPolicy:
     config: dict  # the run's stored training config; {} when none was found
 
 
-def _params_path(path: Path) -> Path:
-    """A `.pkl` or `.npz` as given; a run directory means its latest checkpoint."""
+def final_params_in_run(run_dir: Path) -> Path | None:
+    """A run's last weights: `final_params.npz`, else its highest `params_{N}.npz`, else None."""
+    final = Path(run_dir) / "final_params.npz"
+    if final.is_file():
+        return final
+    numbered = _numbered_files(run_dir, _PARAMS_RE)
+    return numbered[-1][1] if numbered else None
+
+
+def resolve_params_path(path: Path, *, prefer_final_params: bool = False) -> Path:
+    """A `.pkl` or `.npz` as given; a run directory means one of its files.
+
+    By default a run directory means its latest `checkpoint_{N}.pkl` (it
+    carries the run's config). `prefer_final_params` (the viewer's rule)
+    takes the run's last weights instead (`final_params_in_run`), falling
+    back to the latest checkpoint when the run wrote no `.npz`.
+    """
     path = Path(path)
     if path.is_dir():
+        if prefer_final_params:
+            found = final_params_in_run(path)
+            if found is not None:
+                return found
+            if not checkpoints_in(path):
+                raise CheckpointError(
+                    f"run directory {path}: contains no final_params.npz, params_*.npz "
+                    "or checkpoint_*.pkl"
+                )
         return latest_checkpoint(path)
     if not path.exists():
         raise CheckpointError(f"{path}: no such file or run directory")
@@ -380,7 +411,7 @@ def stored_config(path: Path) -> dict:
     path = Path(path)
     if path.suffix == ".pkl":
         return dict(load_checkpoint(path)["config"])
-    match = re.match(r"^params_(\d+)\.npz$", path.name)
+    match = _PARAMS_RE.match(path.name)
     sibling = path.with_name(f"checkpoint_{match.group(1)}.pkl") if match else None
     if sibling is None or not sibling.is_file():
         try:
@@ -402,7 +433,7 @@ def network_from_config(config: dict):
 
 def load_policy(path: Path) -> StoredPolicy:
     """Network and parameters from a `.pkl`, a `.npz` or a run directory (its latest checkpoint)."""
-    source = _params_path(path)
+    source = resolve_params_path(path)
     params = load_params(source)
     config = stored_config(source)
     try:  # sizes from the parameter shapes, the kind checked against the stored config

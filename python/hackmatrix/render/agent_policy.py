@@ -12,7 +12,6 @@ sampled from the masked softmax. The network is built by the trainer's own
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,8 +20,6 @@ import numpy as np
 from hackmatrix.names import ACTION_COUNT
 
 OBS_SIZE = 1545
-_PARAMS_RE = re.compile(r"^params_(\d+)\.npz$")
-_CHECKPOINT_RE = re.compile(r"^checkpoint_(\d+)\.pkl$")
 
 
 class PolicyLoadError(ValueError):
@@ -32,22 +29,11 @@ class PolicyLoadError(ValueError):
 # ----------------------------------------------------------------- finding files
 
 
-def _numbered(directory: Path, pattern: re.Pattern) -> list[tuple[int, Path]]:
-    found = []
-    for entry in directory.iterdir():
-        match = pattern.match(entry.name)
-        if match and entry.is_file():
-            found.append((int(match.group(1)), entry))
-    return sorted(found)
-
-
 def params_in_run(run_dir: Path) -> Path | None:
     """A run's best parameters file for watching: final_params.npz, else the highest params_N.npz."""
-    final = run_dir / "final_params.npz"
-    if final.is_file():
-        return final
-    numbered = _numbered(run_dir, _PARAMS_RE)
-    return numbered[-1][1] if numbered else None
+    from hackmatrix.purejaxrl.checkpoint import final_params_in_run
+
+    return final_params_in_run(run_dir)
 
 
 def find_latest_params(checkpoint_dir: str | Path) -> Path:
@@ -66,23 +52,12 @@ def find_latest_params(checkpoint_dir: str | Path) -> Path:
 
 def resolve_model_path(path: str | Path) -> Path:
     """A `.npz` or `.pkl` file as given; a run directory means its final or highest params file."""
-    path = Path(path)
-    if path.is_dir():
-        found = params_in_run(path)
-        if found is None:
-            checkpoints = _numbered(path, _CHECKPOINT_RE)
-            if not checkpoints:
-                raise PolicyLoadError(
-                    f"{path}: a directory without final_params.npz, params_*.npz "
-                    "or checkpoint_*.pkl"
-                )
-            found = checkpoints[-1][1]
-        return found
-    if not path.is_file():
-        raise PolicyLoadError(f"{path}: no such file or directory")
-    if path.suffix not in (".npz", ".pkl"):
-        raise PolicyLoadError(f"{path}: expected a .npz or .pkl parameters file")
-    return path
+    from hackmatrix.purejaxrl.checkpoint import CheckpointError, resolve_params_path
+
+    try:
+        return resolve_params_path(Path(path), prefer_final_params=True)
+    except CheckpointError as error:
+        raise PolicyLoadError(str(error)) from error
 
 
 def load_param_tree(path: Path) -> dict:
