@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from hackmatrix.cli_options import add_sampling_flags
+from hackmatrix.commands.options import add_sampling_flags
 
 
 def _binary(args):
@@ -125,7 +125,7 @@ def cmd_replay(args) -> int:
         raise SystemExit("replay --step needs exactly one trace file")
     engines = [make_engine(name, _binary(args)) for name in args.engines.split(",")]
     swift, other = engines[0], engines[1] if len(engines) > 1 else None
-    began, steps, failures = time.perf_counter(), 0, 0
+    began, failures = time.perf_counter(), 0
     try:
         for path in paths:
             failures += not _replay_one(path, swift, other, args)
@@ -153,9 +153,11 @@ def cmd_fuzz(args) -> int:
     )
     result = fuzz(config, _binary(args))
     print(
-        f"fuzz: {result.episodes} episodes, {result.steps} steps, {len(result.divergences)} divergences, "
-        f"{result.wall_seconds:.1f} s wall ({result.steps / max(result.wall_seconds, 1e-9):.0f} steps/s; "
-        f"jax loop done after {result.jax_seconds:.1f} s, swift workers busy {result.swift_seconds:.1f} s)"
+        f"fuzz: {result.episodes} episodes, {result.steps} steps, "
+        f"{len(result.divergences)} divergences, {result.wall_seconds:.1f} s wall "
+        f"({result.steps / max(result.wall_seconds, 1e-9):.0f} steps/s; "
+        f"jax loop done after {result.jax_seconds:.1f} s, "
+        f"swift workers busy {result.swift_seconds:.1f} s)"
     )
     for divergence in result.divergences:
         print(divergence.report())

@@ -7,7 +7,9 @@ import os
 
 import pytest
 
-from tests.conftest import swift_binary  # noqa: F401  (a fixture, shared with tests/)
+from tests import conftest as tests_conftest
+
+swift_binary = tests_conftest.swift_binary  # the fixture, shared with tests/
 
 os.environ.setdefault("WANDB_MODE", "offline")
 

@@ -50,7 +50,10 @@ class Coverage:
     def add_steps(
         self, actions: np.ndarray, obs: np.ndarray, components: np.ndarray, done: np.ndarray
     ) -> None:
-        """Batched: ``actions[n]``, ``obs[n,1545]``, ``components[n,15]`` (canonical order), ``done[n]``."""
+        """Batched: ``actions[n]``, ``obs[n,1545]``, ``components[n,15]``, ``done[n]``.
+
+        ``components`` are in the canonical order.
+        """
         self.steps += len(actions)
         self.actions.update(np.asarray(actions).tolist())
         self._observe(obs)
@@ -97,7 +100,8 @@ class Coverage:
         for a in range(half):
             b = a + half
             rows.append(
-                f"| {a} {ACTION_NAMES[a]} | {self.actions[a]} | | {b} {ACTION_NAMES[b]} | {self.actions[b]} |"
+                f"| {a} {ACTION_NAMES[a]} | {self.actions[a]} | "
+                f"| {b} {ACTION_NAMES[b]} | {self.actions[b]} |"
             )
         rows += ["", "| enemy type seen | observations |", "| --- | --- |"]
         rows += [f"| {e} | {self.enemies_seen[e]} |" for e in ENEMY_TYPES]

@@ -29,7 +29,7 @@ def _trace(start_seed, start_state, actions, note) -> Trace:
 
 
 def _real(divergence: Divergence | None) -> bool:
-    """A divergence that is not just "both engines refused an action that shrinking made illegal"."""
+    """A divergence that is not just "both refused an action that shrinking made illegal"."""
     if divergence is None:
         return False
     return not (

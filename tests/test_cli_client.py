@@ -13,7 +13,13 @@ import time
 
 import pytest
 
-from hackmatrix.swift_bridge.client import CliError, EngineCrashed, EngineError, EngineTimeout, SwiftEngine
+from hackmatrix.swift_bridge.client import (
+    CliError,
+    EngineCrashed,
+    EngineError,
+    EngineTimeout,
+    SwiftEngine,
+)
 
 SCRIPTED_ENGINE = textwrap.dedent(
     """\
@@ -28,7 +34,8 @@ SCRIPTED_ENGINE = textwrap.dedent(
         elif command == "hang":
             time.sleep(120)
         elif command == "error":
-            print(json.dumps({"error": {"code": "no_game", "message": "no game yet", "details": {"n": 1}}}), flush=True)
+            error = {"code": "no_game", "message": "no game yet", "details": {"n": 1}}
+            print(json.dumps({"error": error}), flush=True)
         elif command == "legacy":
             print(json.dumps({"error": "old style text"}), flush=True)
         elif command == "garbage":

@@ -75,7 +75,7 @@ def mutated_state(rng: random.Random, state: dict) -> dict:
     elif choice == 3:
         s[rng.choice(["bogus", "Stage", "enemy"])] = 1
     elif choice == 4:
-        s["stage"] = rng.choice([0, 9, -3, None and 1 or 1.5])
+        s["stage"] = rng.choice([0, 9, -3, 1.5])
     elif choice == 5:
         s["enemies"] = [{"type": rng.choice(["dragon", "", "virus "]), "row": 3, "col": 3, "hp": 1}]
     elif choice == 6:

@@ -16,8 +16,7 @@ def run(binary, stdin: bytes, *args: str, timeout: float = 60) -> subprocess.Com
     return subprocess.run(
         [str(binary), *args],
         input=stdin,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        capture_output=True,
         timeout=timeout,
     )
 

@@ -18,7 +18,11 @@ import psutil
 import pytest
 
 from hackmatrix.swift_bridge.client import EngineCrashed
-from hackmatrix.swift_bridge.gym_env import EngineRestartWarning, HackMatrixEnv, TruncateOnEngineCrash
+from hackmatrix.swift_bridge.gym_env import (
+    EngineRestartWarning,
+    HackMatrixEnv,
+    TruncateOnEngineCrash,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.swift
@@ -305,7 +309,8 @@ def test_sb3_train_ctrl_c_leaves_no_engine_behind(tmp_path, swift_binary):
     try:
         out = "".join(lines) + proc.communicate(timeout=120)[0]
     except subprocess.TimeoutExpired:
-        # Seen once under heavy load (CI beside a training run): say who is still alive, then clean up.
+        # Seen once under heavy load (CI beside a training run): say who is still alive,
+        # then clean up.
         alive = process_tree(proc.pid)
         os.killpg(proc.pid, signal.SIGKILL)
         proc.communicate()

@@ -25,7 +25,8 @@ def test_an_engine_of_another_protocol_is_refused(tmp_path):
     script.write_text(
         "import json, sys\n"
         "for line in sys.stdin:\n"
-        "    print(json.dumps({'protocol': 'hackmatrix-cli', 'protocolVersion': '1.0', 'actionCount': 28}), flush=True)\n"
+        "    hello = {'protocol': 'hackmatrix-cli', 'protocolVersion': '1.0', 'actionCount': 28}\n"
+        "    print(json.dumps(hello), flush=True)\n"
     )
     exe = tmp_path / "old-hackmatrix"
     exe.write_text(f"#!/bin/sh\nexec {sys.executable} {script}\n")

@@ -36,7 +36,7 @@ def _same_tree(a, b) -> bool:
 
 @pytest.fixture(scope="module")
 def batched_reset():
-    """reset_from_seed over a batch of seeds; params None is the code path without any curriculum."""
+    """reset_from_seed over a batch of seeds; params None is the path without any curriculum."""
     return jax.jit(jax.vmap(jax_env.reset_from_seed, in_axes=(0, None)))
 
 
@@ -44,7 +44,8 @@ def test_default_params_reset_is_the_canonical_reset(batched_reset):
     seeds = jnp.asarray(SEEDS)
     canonical = batched_reset(seeds, None)
     assert _same_tree(batched_reset(seeds, jax_env.EnvParams()), canonical)
-    # A curriculum that always applies but asks for nothing (stage 1, no programs, no extras) changes nothing.
+    # A curriculum that always applies but asks for nothing (stage 1, no programs, no extras)
+    # changes nothing.
     assert _same_tree(batched_reset(seeds, curriculum_params(1.0)), canonical)
 
 
@@ -105,10 +106,11 @@ def test_reset_where_uses_the_curriculum(batched_reset):
     fresh_obs, fresh = batched_reset(seeds, LATE)
     for i in range(4):
         source = (fresh_obs, fresh) if bool(done[i]) else (obs, states)
-        assert _same_tree(
-            jax.tree.map(lambda t: t[i], (new_obs, new_states)),
-            jax.tree.map(lambda t: t[i], source),
-        )
+
+        def env_i(tree, i=i):
+            return jax.tree.map(lambda t: t[i], tree)
+
+        assert _same_tree(env_i((new_obs, new_states)), env_i(source))
     assert np.all(np.asarray(new_states.stage)[np.asarray(done)] >= 6)
 
 
@@ -136,7 +138,10 @@ def test_curriculum_start_loads_into_swift_and_replays_identically(engines, para
 
 
 def test_the_swift_cases_cover_stages_programs_and_resources():
-    """The handful of starts above are not all alike (guards against a curriculum that does nothing)."""
+    """The handful of starts above are not all alike.
+
+    Guards against a curriculum that does nothing.
+    """
     cases = [(MIXED, 3), (MIXED, 41), (MIXED, 2026), (LATE, 5), (LATE, 77)]
     reset = jax.jit(jax_env.reset_from_seed)
     states = [reset(jnp.uint32(seed), params)[1] for params, seed in cases]

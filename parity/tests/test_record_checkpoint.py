@@ -58,29 +58,17 @@ def assert_only_allowed_actions(trace) -> None:
         )
 
 
+def record_on_jax(*options: str, seed: int, out: Path) -> int:
+    """``python -m parity record --engine jax OPTIONS --seed SEED --out OUT``, in this process."""
+    return main(["record", "--engine", "jax", *options, "--seed", str(seed), "--out", str(out)])
+
+
 def test_cli_records_a_greedy_checkpoint_trace_on_jax(run_dir, tmp_path, capsys):
     out = tmp_path / "greedy.jsonl"
-    code = main(
-        [
-            "record",
-            "--engine",
-            "jax",
-            "--policy",
-            "checkpoint",
-            "--checkpoint",
-            str(run_dir),
-            "--seed",
-            "5",
-            "--max-steps",
-            str(STEPS),
-            "--out",
-            str(out),
-        ]
-    )
-    assert code == 0
-    assert (
-        "params_2.npz (greedy)" in capsys.readouterr().out
-    )  # the run directory resolved to its file
+    options = ("--policy", "checkpoint", "--checkpoint", str(run_dir), "--max-steps", str(STEPS))
+    assert record_on_jax(*options, seed=5, out=out) == 0
+    # the run directory resolved to its file
+    assert "params_2.npz (greedy)" in capsys.readouterr().out
     trace = read_trace(out)
     assert trace.seed == 5 and trace.source.startswith("jax")
     assert 1 <= len(trace.steps) <= STEPS
@@ -116,7 +104,7 @@ def test_sampled_recording_follows_the_policy_seed(run_dir, jax_engine):
     [
         ("missing.npz", "no such file"),
         ("garbage.npz", "unreadable"),
-        ("empty-run", "a directory without"),
+        ("empty-run", "contains no final_params.npz"),
     ],
 )
 def test_bad_checkpoint_is_a_clear_error_naming_the_file(tmp_path, name, message):
@@ -124,20 +112,8 @@ def test_bad_checkpoint_is_a_clear_error_naming_the_file(tmp_path, name, message
     (tmp_path / "empty-run").mkdir()
     bad = tmp_path / name
     with pytest.raises(SystemExit) as raised:
-        main(
-            [
-                "record",
-                "--engine",
-                "jax",
-                "--policy",
-                "checkpoint",
-                "--checkpoint",
-                str(bad),
-                "--seed",
-                "1",
-                "--out",
-                str(tmp_path / "never.jsonl"),
-            ]
+        record_on_jax(
+            "--policy", "checkpoint", "--checkpoint", str(bad), seed=1, out=tmp_path / "never.jsonl"
         )
     assert str(bad) in str(raised.value) and message in str(raised.value)
     assert not (tmp_path / "never.jsonl").exists()
@@ -146,18 +122,7 @@ def test_bad_checkpoint_is_a_clear_error_naming_the_file(tmp_path, name, message
 def test_checkpoint_option_needs_the_checkpoint_policy(tmp_path, run_dir):
     for argv in (["--policy", "checkpoint"], ["--policy", "random", "--checkpoint", str(run_dir)]):
         with pytest.raises(SystemExit, match="--checkpoint PATH goes with --policy checkpoint"):
-            main(
-                [
-                    "record",
-                    "--engine",
-                    "jax",
-                    *argv,
-                    "--seed",
-                    "1",
-                    "--out",
-                    str(tmp_path / "t.jsonl"),
-                ]
-            )
+            record_on_jax(*argv, seed=1, out=tmp_path / "t.jsonl")
 
 
 @pytest.mark.swift

@@ -101,7 +101,10 @@ def bench_subproc(binary: str, seconds: float, num_envs: int) -> dict:
 
 
 def bench_ppo(binary: str, seconds: float) -> dict:
-    """MaskablePPO.learn on one env; n_steps 512, 4 epochs of batch 64 (about the seed config's ratio)."""
+    """MaskablePPO.learn on one env; n_steps 512, 4 epochs of batch 64.
+
+    About the seed config's ratio of steps to updates.
+    """
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv

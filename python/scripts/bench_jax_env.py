@@ -83,7 +83,7 @@ if __name__ == "__main__":
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 from jax.sharding import Mesh, NamedSharding  # noqa: E402
-from jax.sharding import PartitionSpec as P
+from jax.sharding import PartitionSpec as P  # noqa: E402
 
 import hackmatrix.jax_env as J  # noqa: E402
 
@@ -110,7 +110,7 @@ def random_valid_actions(key, masks):
 
 
 def make_rollout(num_envs, steps):
-    """A jitted function (key, obs, states) -> (obs, states, key, finished episodes) running `steps` steps.
+    """A jitted (key, obs, states) -> (obs, states, key, finished episodes) running `steps` steps.
 
     The observations are carried and returned, as a training rollout keeps
     them: a benchmark that dropped them would let XLA skip computing the
@@ -216,7 +216,8 @@ def main(args):
     if devices[0].platform == "cpu":
         if len(devices) < args.cpu_devices:
             print(
-                f"note: XLA has {len(devices)} CPU device(s), fewer than --cpu-devices {args.cpu_devices} "
+                f"note: XLA has {len(devices)} CPU device(s), "
+                f"fewer than --cpu-devices {args.cpu_devices} "
                 "(XLA_FLAGS already set a device count?)"
             )
         devices = devices[: args.cpu_devices]
@@ -234,16 +235,17 @@ def main(args):
         f"vmapped step compile: {results['vmapped_step_compile_s']:.1f} s"
     )
     print(
-        f"{'num_envs':>9} {'devices':>8} {'steps/s':>12} {'s/call':>9} {'compile s':>10} {'episodes':>9} "
-        f"{'steal %':>8}"
+        f"{'num_envs':>9} {'devices':>8} {'steps/s':>12} {'s/call':>9} {'compile s':>10} "
+        f"{'episodes':>9} {'steal %':>8}"
     )
     for n in args.num_envs:
         r = bench(n, args.steps, args.repeats, devices)
         results["runs"].append(r)
         steal = "-" if r["cpu_steal_percent"] is None else f"{r['cpu_steal_percent']:.0f}"
         print(
-            f"{n:>9} {r['devices']:>8} {r['steps_per_second']:>12.0f} {r['seconds_per_call']:>9.3f} "
-            f"{r['rollout_compile_s']:>10.1f} {r['episodes_finished']:>9} {steal:>8}",
+            f"{n:>9} {r['devices']:>8} {r['steps_per_second']:>12.0f} "
+            f"{r['seconds_per_call']:>9.3f} {r['rollout_compile_s']:>10.1f} "
+            f"{r['episodes_finished']:>9} {steal:>8}",
             flush=True,
         )
     best = max(results["runs"], key=lambda r: r["steps_per_second"])
@@ -256,7 +258,8 @@ def main(args):
     with open(args.out, "w") as f:
         json.dump(results, f, indent=2)
     print(
-        f"best: {best['steps_per_second']:.0f} steps/s at num_envs={best['num_envs']}; wrote {args.out}"
+        f"best: {best['steps_per_second']:.0f} steps/s at num_envs={best['num_envs']}; "
+        f"wrote {args.out}"
     )
 
 

@@ -37,8 +37,7 @@ ORIGINAL_PIPE_STEPS_PER_SECOND = 570  # the original Swift CLI over its pipe
 def bench_in_process(binary: Path, steps: int) -> dict:
     done = subprocess.run(
         [str(binary), "--bench", str(steps)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        capture_output=True,
         text=True,
         check=True,
         timeout=600,
@@ -147,9 +146,8 @@ def main() -> int:
     print(f"{'path':<32} {'steps':>9} {'steps/s':>11} {'vs original pipe':>17}")
     for name, steps, rate in rows:
         steps_text = "-" if steps is None else str(steps)
-        print(
-            f"{name:<32} {steps_text:>9} {rate:>11.0f} {rate / ORIGINAL_PIPE_STEPS_PER_SECOND:>16.1f}x"
-        )
+        speedup = rate / ORIGINAL_PIPE_STEPS_PER_SECOND
+        print(f"{name:<32} {steps_text:>9} {rate:>11.0f} {speedup:>16.1f}x")
 
     result = {
         "benchmark": "bench_swift",
@@ -168,7 +166,8 @@ def main() -> int:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
     print(
-        f"pipe: parsing in the client took {pipe['client_parse_us_per_request']:.0f} us per request "
+        f"pipe: parsing in the client took {pipe['client_parse_us_per_request']:.0f} us "
+        "per request "
         f"({pipe['client_parse_seconds'] / pipe['seconds']:.0%} of the pipe run); "
         f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
     )

@@ -129,8 +129,9 @@ def main() -> int:
         results.append(row)
         print(
             f"{num_envs:>8} {row['batch_size']:>9,} "
-            f"{row['num_minibatches']:>3} x {row['update_epochs']:<2}  {row['compile_seconds']:>10.1f} "
-            f"{row['steps_per_second']:>12,.0f} {row['steps_per_second'] / BASELINE_STEPS_PER_SECOND:>7.1f}x"
+            f"{row['num_minibatches']:>3} x {row['update_epochs']:<2}  "
+            f"{row['compile_seconds']:>10.1f} {row['steps_per_second']:>12,.0f} "
+            f"{row['steps_per_second'] / BASELINE_STEPS_PER_SECOND:>7.1f}x"
             f" {row['cpu_us_per_step']:>12.1f} {row['loadavg_1min_after']:>6.1f}",
             flush=True,
         )

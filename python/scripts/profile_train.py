@@ -216,7 +216,7 @@ def profile(args) -> dict:
     losses = {k: jnp.zeros((epochs, num_mb)) for k in ("a", "b", "c", "d", "e", "f", "g")}
     record(
         "metrics",
-        lambda t, l: ({k: v.mean() for k, v in l.items()}, rollout_metrics(t)),
+        lambda t, losses: ({k: v.mean() for k, v in losses.items()}, rollout_metrics(t)),
         traj,
         losses,
     )
@@ -358,7 +358,8 @@ def ab_devices(args) -> dict:
         row["steps_per_second"] = round(config.batch_size / wall, 1)
         row["cpu_us_per_step"] = round(cpu / config.batch_size * 1e6, 2)
         print(
-            f"{name:<10} compile {row['compile_s']:>6.1f} s  {row['steps_per_second']:>9,.0f} steps/s  "
+            f"{name:<10} compile {row['compile_s']:>6.1f} s  "
+            f"{row['steps_per_second']:>9,.0f} steps/s  "
             f"cpu {row['cpu_us_per_step']:>6.2f} us/step  (walls {row['wall_s']})"
         )
     return result

@@ -6,7 +6,8 @@ train_purejaxrl.py. Flags follow training.md §6.1, the PPO settings §6.2,
 callbacks and outputs §6.4.
 
     python python/scripts/train.py --timesteps 100000 --num-envs 4
-    python python/scripts/train.py --resume models/<run>/maskable_ppo_hack_50000_steps.zip --timesteps 200000
+    python python/scripts/train.py --timesteps 200000 \
+        --resume models/<run>/maskable_ppo_hack_50000_steps.zip
 
 Each run lives in <model-dir>/<run_name>/ (checkpoints, best_model.zip,
 final/interrupted/crash-recovery models, config.json) and logs to
@@ -17,6 +18,7 @@ installed). --timesteps is the run's total: a resume trains the remainder.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import hashlib
 import json
@@ -128,7 +130,8 @@ def parse_args(argv=None) -> argparse.Namespace:
         "--torch-threads",
         type=int,
         default=1,
-        help="torch CPU threads (1 is fastest for this small MLP; more threads spin-wait on busy CPUs)",
+        help="torch CPU threads "
+        "(1 is fastest for this small MLP; more threads spin-wait on busy CPUs)",
     )
     p.add_argument(
         "--binary",
@@ -159,7 +162,10 @@ def requested_hyperparameters(args) -> dict:
 
 
 def explicit_hyperparameters(args) -> dict:
-    """Only what the user asked for on this command line (a preset counts as asking for all its values)."""
+    """Only what the user asked for on this command line.
+
+    A preset counts as asking for all its values.
+    """
     config = dict(PRESETS[args.preset]) if args.preset else {}
     config.update({k: getattr(args, k) for k in PPO_KEYS if getattr(args, k) is not None})
     return config
@@ -217,10 +223,8 @@ def make_vec_env(args, binary: Path, log_dir: Path, count: int, tag: str):
 def close_quietly(vec_env) -> None:
     if vec_env is None:
         return
-    try:
+    with contextlib.suppress(BrokenPipeError, EOFError, ConnectionError, OSError, EngineError):
         vec_env.close()
-    except (BrokenPipeError, EOFError, ConnectionError, OSError, EngineError):
-        pass
 
 
 # --------------------------------------------------------------------------- callbacks
@@ -230,7 +234,10 @@ def make_callbacks(base):
     """Callback classes, built on SB3's BaseCallback (imported lazily so --help stays fast)."""
 
     class RewardComponentsCallback(base):
-        """Logs reward/<key>: each of the 15 components' mean per env step over the rollout (§3.3)."""
+        """Logs reward/<key>: each of the 15 components' mean per env step (§3.3).
+
+        The mean is over the rollout.
+        """
 
         def __init__(self, wandb_run=None):
             super().__init__()
@@ -268,7 +275,7 @@ def make_callbacks(base):
                 self.wandb_run.log(metrics, step=self.num_timesteps)
 
     class EpisodeStatsCallback(base):
-        """Each finished episode's stats to W&B (episode/*) and to SQLite training_history.db (§6.4)."""
+        """Each finished episode's stats to W&B (episode/*) and to training_history.db (§6.4)."""
 
         def __init__(self, db_path: Path, run_id: str, wandb_run=None):
             super().__init__()
@@ -281,8 +288,9 @@ def make_callbacks(base):
         def _on_training_start(self) -> None:
             self._db = sqlite3.connect(self.db_path)
             self._db.execute(
-                "CREATE TABLE IF NOT EXISTS episodes (id INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT, "
-                "timestamp TEXT, timesteps INTEGER, total_reward REAL, steps INTEGER, highest_stage INTEGER, "
+                "CREATE TABLE IF NOT EXISTS episodes ("
+                "id INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT, timestamp TEXT, "
+                "timesteps INTEGER, total_reward REAL, steps INTEGER, highest_stage INTEGER, "
                 "programs_used INTEGER, stats_json TEXT)"
             )
             self._db.execute("CREATE INDEX IF NOT EXISTS episodes_run ON episodes(run_id)")
@@ -297,8 +305,8 @@ def make_callbacks(base):
         def _record(self, stats: dict) -> None:
             self.count += 1
             self._db.execute(
-                "INSERT INTO episodes (run_id, timestamp, timesteps, total_reward, steps, highest_stage, "
-                "programs_used, stats_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO episodes (run_id, timestamp, timesteps, total_reward, steps, "
+                "highest_stage, programs_used, stats_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     self.run_id,
                     datetime.datetime.now(datetime.timezone.utc).isoformat(),
@@ -342,7 +350,7 @@ def make_callbacks(base):
 
 def make_engine_crash_callback(base):
     class EngineCrashCallback(base):
-        """Reports each engine crash (the env restarts it on its auto-reset); logs env/engine_crashes.
+        """Reports each engine crash (the env restarts it on its reset); logs env/engine_crashes.
 
         `kill_at` is the test hook of KILL_ENGINE_ENV: a real SIGKILL of env 0's engine.
         """
@@ -367,8 +375,8 @@ def make_engine_crash_callback(base):
                     self.crashes += 1
                     first_line = info["engine_crashed"].splitlines()[0]
                     print(
-                        f"Engine crash in env {index} at timestep {self.num_timesteps}: {first_line}; "
-                        f"episode truncated, a fresh engine starts on its reset "
+                        f"Engine crash in env {index} at timestep {self.num_timesteps}: "
+                        f"{first_line}; episode truncated, a fresh engine starts on its reset "
                         f"(crashes so far: {self.crashes})",
                         flush=True,
                     )
@@ -379,7 +387,10 @@ def make_engine_crash_callback(base):
 
 
 def start_wandb(run_name: str, run_dir: Path, config: dict):
-    """wandb.init per training.md §6.4, offline without credentials; None (with a warning) on any failure."""
+    """wandb.init per training.md §6.4, offline without credentials.
+
+    None (with a warning) on any failure.
+    """
     try:
         import wandb
     except ImportError:
@@ -433,7 +444,7 @@ def current_hyperparameters(model) -> dict:
 
 
 def local_logger(log_dir):
-    """SB3's console table plus progress.csv in the run's log folder (used when TensorBoard is absent).
+    """SB3's console table plus progress.csv in the run's log folder (without TensorBoard).
 
     Left to itself, SB3 would then configure its logger with no folder and
     leave an empty /tmp/SB3-<time> folder behind on every run.
@@ -460,7 +471,8 @@ def load_for_resume(args, vec_env, tensorboard_log):
         )
     for key, value in changes.items():
         print(
-            f"WARNING: --resume changes {key}: {stored[key]} -> {value} (asked for on the command line)"
+            f"WARNING: --resume changes {key}: {stored[key]} -> {value} "
+            "(asked for on the command line)"
         )
         if key == "learning_rate":
             from stable_baselines3.common.utils import get_schedule_fn
@@ -553,8 +565,8 @@ def main(argv=None) -> int:
         print(f"Run {run_name}: models in {run_dir}, logs in {log_dir}")
         if remaining <= 0:
             print(
-                f"The run already has {model.num_timesteps} of {args.timesteps} timesteps; nothing to do "
-                "(give a larger --timesteps to extend it)."
+                f"The run already has {model.num_timesteps} of {args.timesteps} timesteps; "
+                "nothing to do (give a larger --timesteps to extend it)."
             )
             return 0
         print(
