@@ -17,6 +17,8 @@ def test_sizes_add_up():
     assert [p.action for p in names.Program] == list(range(5, 28))
     assert names.Program.SIPH_PLUS.spelling == "siph+"
     assert names.action_name(names.Program.RESET.action) == "reset"
+    assert set(names.PROGRAM_ALIASES.values()) <= set(names.PROGRAM_NAMES)
+    assert not set(names.PROGRAM_ALIASES) & set(names.PROGRAM_NAMES)
 
 
 def test_jax_engine_uses_the_same_names():

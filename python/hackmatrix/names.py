@@ -89,6 +89,18 @@ class Program(IntEnum):
         return PROGRAM_NAMES[self]
 
 
+# Other spellings of program names that setState accepts (protocol.md §6.4), lower case.
+PROGRAM_ALIASES = {
+    "siphplus": "siph+",
+    "siph_plus": "siph+",
+    "dbom": "d_bom",
+    "d_bomb": "d_bom",
+    "antiv": "anti-v",
+    "anti_v": "anti-v",
+    "atkplus": "atk+",
+    "atk_plus": "atk+",
+}
+
 # (credits, energy) each program costs, in program order (game-rules.md §1.6).
 PROGRAM_COSTS = (
     (0, 2),

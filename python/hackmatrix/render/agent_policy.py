@@ -17,9 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hackmatrix.names import ACTION_COUNT
-
-OBS_SIZE = 1545
+from hackmatrix.names import ACTION_COUNT, OBS_SIZE
 
 
 class PolicyLoadError(ValueError):
@@ -30,14 +28,14 @@ class PolicyLoadError(ValueError):
 
 
 def params_in_run(run_dir: Path) -> Path | None:
-    """A run's best parameters file for watching: final_params.npz, else the highest params_N.npz."""
+    """A run's parameters file for watching: final_params.npz, else the highest params_N.npz."""
     from hackmatrix.purejaxrl.checkpoint import final_params_in_run
 
     return final_params_in_run(run_dir)
 
 
 def find_latest_params(checkpoint_dir: str | Path) -> Path:
-    """`--latest`: the newest run directory anywhere under `checkpoint_dir` that holds parameters."""
+    """`--latest`: the newest run directory under `checkpoint_dir` that holds parameters."""
     root = Path(checkpoint_dir)
     if not root.is_dir():
         raise PolicyLoadError(f"--latest: checkpoint directory {root} does not exist")
@@ -47,7 +45,9 @@ def find_latest_params(checkpoint_dir: str | Path) -> Path:
     newest = max(
         runs, key=lambda d: (max(f.stat().st_mtime for f in d.iterdir() if f.is_file()), str(d))
     )
-    return params_in_run(newest)
+    params = params_in_run(newest)
+    assert params is not None  # `runs` holds only directories with parameters
+    return params
 
 
 def resolve_model_path(path: str | Path) -> Path:
@@ -151,7 +151,8 @@ class Policy:
             ]
             raise PolicyLoadError(
                 f"{source}: parameters do not fit the requested network "
-                f"(requested hidden_dim={architecture.hidden_dim}, num_layers={architecture.num_layers}; "
+                f"(requested hidden_dim={architecture.hidden_dim}, "
+                f"num_layers={architecture.num_layers}; "
                 f"detected hidden_dim={detected.hidden_dim}, num_layers={detected.num_layers}): "
                 + "; ".join(diff[:6])
             )

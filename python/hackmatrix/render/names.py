@@ -7,21 +7,9 @@ and programs by name, so it looks them up by name here.
 from __future__ import annotations
 
 from hackmatrix.names import ENEMY_MAX_HP as _MAX_HP_BY_TYPE
-from hackmatrix.names import ENEMY_TYPES, action_name
+from hackmatrix.names import ENEMY_TYPES, PROGRAM_ALIASES, action_name
 
 ENEMY_MAX_HP = dict(zip(ENEMY_TYPES, _MAX_HP_BY_TYPE))  # {"virus": 2, ...}
-
-# Spellings setState accepts besides the canonical names (protocol.md §6.4).
-_PROGRAM_ALIASES = {
-    "siphplus": "siph+",
-    "siph_plus": "siph+",
-    "dbom": "d_bom",
-    "d_bomb": "d_bom",
-    "antiv": "anti-v",
-    "anti_v": "anti-v",
-    "atkplus": "atk+",
-    "atk_plus": "atk+",
-}
 
 
 def program_name_of_block(block: dict) -> str | None:
@@ -33,4 +21,4 @@ def program_name_of_block(block: dict) -> str | None:
     if name is None:
         return None
     name = str(name).lower()
-    return _PROGRAM_ALIASES.get(name, name)
+    return PROGRAM_ALIASES.get(name, name)
