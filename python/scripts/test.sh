@@ -1,11 +1,60 @@
 #!/usr/bin/env bash
-# Runs every test: sets up .venv and builds Swift (setup_env.sh), then the
-# Swift XCTests, then pytest over tests/ and parity/.
+# Runs every check: sets up .venv and builds Swift (setup_env.sh), then the
+# linters (ruff check, ruff format --check, mypy), then the Swift XCTests,
+# then pytest over tests/ and parity/.
 # Extra arguments go to pytest (e.g. python/scripts/test.sh -k parity).
+#
+# python/scripts/test.sh --lint-only [PATH...] runs only the linters: over
+# the whole Python tree, or over the given files and directories (mypy then
+# checks those of them inside python/hackmatrix, with the project's config).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
+
+# ruff and mypy (pyproject.toml holds their config); any finding fails the run.
+lint() {
+    local paths=("$@") mypy_targets=() path tool
+    for tool in ruff mypy; do
+        if [ ! -x ".venv/bin/$tool" ]; then
+            echo "[lint] .venv/bin/$tool is missing: run python/scripts/setup_env.sh" >&2
+            return 1
+        fi
+    done
+    if [ ${#paths[@]} -eq 0 ]; then
+        paths=(.)
+    else
+        for path in "${paths[@]}"; do
+            case "$path" in python/hackmatrix | python/hackmatrix/*) mypy_targets+=("$path") ;; esac
+        done
+    fi
+    echo "[lint] ruff check ${paths[*]}" >&2
+    if ! .venv/bin/ruff check --force-exclude "${paths[@]}"; then
+        echo "[lint] FAILED: ruff check found problems (.venv/bin/ruff check --fix fixes the safe ones)" >&2
+        return 1
+    fi
+    echo "[lint] ruff format --check ${paths[*]}" >&2
+    if ! .venv/bin/ruff format --check --force-exclude "${paths[@]}"; then
+        echo "[lint] FAILED: files above are not formatted (.venv/bin/ruff format PATH rewrites them)" >&2
+        return 1
+    fi
+    if [ "${paths[*]}" = "." ]; then
+        echo "[lint] mypy (the hackmatrix package)" >&2
+        .venv/bin/mypy || { echo "[lint] FAILED: mypy found type errors" >&2; return 1; }
+    elif [ ${#mypy_targets[@]} -gt 0 ]; then
+        echo "[lint] mypy ${mypy_targets[*]}" >&2
+        .venv/bin/mypy "${mypy_targets[@]}" || { echo "[lint] FAILED: mypy found type errors" >&2; return 1; }
+    fi
+    echo "[lint] clean" >&2
+}
+
+if [ "${1:-}" = "--lint-only" ]; then
+    shift
+    lint "$@"
+    exit
+fi
+
 source python/scripts/setup_env.sh
+lint
 platform="$(uname -s | tr '[:upper:]' '[:lower:]')-$(uname -m)"
 echo "[test] swift test" >&2
 swift test --package-path swift --scratch-path "swift/.build/$platform-tests" 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\] (Compiling|Emitting|Write|Wrapping|Linking|Planning)' 
