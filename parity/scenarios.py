@@ -11,10 +11,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-WAIT, PUSH, PULL, CRASH, WARP, POLY = 10, 5, 6, 7, 8, 9
-DEBUG, ROW, COL, UNDO, STEP, SIPH_PLUS, EXCH, SHOW = 11, 12, 13, 14, 15, 16, 17, 18
-RESET, CALM, D_BOM, DELAY, ANTI_V, SCORE, REDUC, ATK_PLUS, HACK = 19, 20, 21, 22, 23, 24, 25, 26, 27
-UP, DOWN, LEFT, RIGHT, SIPHON = 0, 1, 2, 3, 4
+from hackmatrix.names import ENEMY_MAX_HP, ENEMY_TYPES, SIPHON_ACTION, Program
+
+# Action indices (protocol.md §4), short for the tables below; the programs in Program order.
+UP, DOWN, LEFT, RIGHT, SIPHON = 0, 1, 2, 3, SIPHON_ACTION
+(PUSH, PULL, CRASH, WARP, POLY, WAIT, DEBUG, ROW, COL, UNDO, STEP, SIPH_PLUS, EXCH, SHOW) = (
+    p.action for p in Program if p <= Program.SHOW
+)
+(RESET, CALM, D_BOM, DELAY, ANTI_V, SCORE, REDUC, ATK_PLUS, HACK) = (
+    p.action for p in Program if p >= Program.RESET
+)
 
 
 @dataclass(frozen=True)
@@ -31,26 +37,28 @@ def player(row, col, **fields) -> dict:
     return {"row": row, "col": col, **{names.get(k, k): v for k, v in fields.items()}}
 
 
+# Short keywords for the spawn flags that enemies and transmissions both carry.
+_SPAWN_FLAGS = {"fromSiphon": "spawnedFromSiphon", "fromScheduled": "isFromScheduledTask"}
+_MAX_HP = dict(zip(ENEMY_TYPES, ENEMY_MAX_HP))
+
+
+def _spawn_flags(flags: dict) -> dict:
+    return {_SPAWN_FLAGS.get(k, k): v for k, v in flags.items()}
+
+
 def enemy(kind, row, col, hp=None, **flags) -> dict:
-    entry = {
-        "type": kind,
-        "row": row,
-        "col": col,
-        "hp": hp if hp is not None else (3 if kind == "daemon" else 2),
-    }
-    names = {"fromSiphon": "spawnedFromSiphon", "fromScheduled": "isFromScheduledTask"}
-    entry.update({names.get(k, k): v for k, v in flags.items()})
-    return entry
+    """An enemy at full hit points unless `hp` says otherwise."""
+    entry = {"type": kind, "row": row, "col": col, "hp": hp if hp is not None else _MAX_HP[kind]}
+    return {**entry, **_spawn_flags(flags)}
 
 
 def tx(row, col, countdown, kind, **flags) -> dict:
-    names = {"fromSiphon": "spawnedFromSiphon", "fromScheduled": "isFromScheduledTask"}
     return {
         "row": row,
         "col": col,
         "turnsRemaining": countdown,
         "enemyType": kind,
-        **{names.get(k, k): v for k, v in flags.items()},
+        **_spawn_flags(flags),
     }
 
 

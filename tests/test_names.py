@@ -60,6 +60,10 @@ def test_every_other_user_agrees():
     assert tuple(render_names.ENEMY_MAX_HP.values()) == names.ENEMY_MAX_HP
     assert tuple(a.lower() for a in parity_names.ACTION_NAMES) == names.ACTION_NAMES
     assert parity_names.flat_index_name(names.OBS_SIZE - 1).startswith("grid[5,5,41]")
+    from parity import scenarios
+
+    assert [getattr(scenarios, p.name) for p in names.Program] == [p.action for p in names.Program]
+    assert scenarios.enemy("daemon", 0, 0)["hp"] == names.ENEMY_MAX_HP[names.EnemyType.DAEMON]
 
 
 def test_swift_engine_spells_the_same(swift_binary):
