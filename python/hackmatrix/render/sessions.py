@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -55,7 +57,7 @@ def _check_seed(seed: int | None) -> int:
 class SwiftSession:
     name = "swift"
 
-    def __init__(self, binary=None, *, log_level: str | None = None):
+    def __init__(self, binary: str | Path | None = None, *, log_level: str | None = None) -> None:
         from hackmatrix.swift_bridge.client import SwiftEngine
 
         self._engine = SwiftEngine(binary, log_level=log_level)
@@ -122,7 +124,7 @@ class SwiftSession:
 class JaxSession:
     name = "jax"
 
-    def __init__(self):
+    def __init__(self) -> None:
         import jax
 
         from hackmatrix import jax_env
@@ -135,11 +137,10 @@ class JaxSession:
         self._reset_fn = jax.jit(jax_env.reset_from_seed)
         self._step_fn = jax.jit(jax_env.step)
         self._mask_fn = jax.jit(jax_env.action_mask)
-        self._key = jax.random.PRNGKey(
-            0
-        )  # the rules draw from the seed in the state, not from this key
-        self._state = None
-        self._obs = None
+        # The rules draw from the seed in the state, not from this key.
+        self._key = jax.random.PRNGKey(0)
+        self._state: Any = None
+        self._obs: Any = None
         self._mask = [False] * ACTION_COUNT
         self.seed: int | None = None
 
@@ -213,7 +214,9 @@ class JaxSession:
             raise RuntimeError("no game: call reset first")
 
 
-def open_session(engine: str, *, binary=None, log_level: str | None = None):
+def open_session(
+    engine: str, *, binary: str | Path | None = None, log_level: str | None = None
+) -> SwiftSession | JaxSession:
     """A session on the named engine ("swift" or "jax")."""
     if engine == "swift":
         return SwiftSession(binary, log_level=log_level)
