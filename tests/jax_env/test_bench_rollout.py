@@ -63,7 +63,8 @@ out = rollout(*jax.device_put((keys, obs, states), sharding))
 local = bench.make_rollout(2, 3)
 halves = [local(keys[i], *jax.tree_util.tree_map(lambda x: x[2 * i:2 * i + 2], (obs, states)))
           for i in range(2)]
-np.testing.assert_array_equal(np.asarray(out[0]), np.concatenate([np.asarray(h[0]) for h in halves]))
+np.testing.assert_array_equal(
+    np.asarray(out[0]), np.concatenate([np.asarray(h[0]) for h in halves]))
 for a, b0, b1 in zip(jax.tree_util.tree_leaves(out[1]), jax.tree_util.tree_leaves(halves[0][1]),
                      jax.tree_util.tree_leaves(halves[1][1])):
     np.testing.assert_array_equal(np.asarray(a), np.concatenate([np.asarray(b0), np.asarray(b1)]))

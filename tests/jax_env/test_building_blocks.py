@@ -1,4 +1,7 @@
-"""The engine's building blocks against plain numpy: slot counting, packed history, bit searches, batching rules."""
+"""The engine's building blocks against plain numpy.
+
+Slot counting, packed history, cell sets and searches, grid helpers, batching rules.
+"""
 
 import jax
 import jax.numpy as jnp
@@ -6,8 +9,10 @@ import numpy as np
 import pytest
 
 import hackmatrix.jax_env as J
-from hackmatrix.jax_env import bits, history, slots
-from hackmatrix.jax_env.batching import select_rare, where_needed, where_needed_reading
+from hackmatrix.jax_env import grid, undo
+from hackmatrix.jax_env.machinery import bits, slots
+from hackmatrix.jax_env.machinery.batching import select_rare, where_needed
+from hackmatrix.jax_env.state import ORIGIN_FLAGS, empty_history
 
 
 def _masks(n, seed=0):
@@ -45,6 +50,37 @@ def test_cell_bits_round_trip_and_prefix_counts():
     )
 
 
+def test_cell_set_algebra_matches_numpy_sets():
+    rng = np.random.default_rng(5)
+    a, b = rng.random((2, 50, 36)) < 0.5
+    pa, pb = bits.pack(jnp.asarray(a)), bits.pack(jnp.asarray(b))
+    assert np.array_equal(np.asarray(bits.unpack(pa & pb)), a & b)
+    assert np.array_equal(np.asarray(bits.unpack(pa | pb)), a | b)
+    assert np.array_equal(np.asarray(bits.unpack(~pa)), ~a)
+    assert np.array_equal(np.asarray(pa.intersects(pb)), (a & b).any(1))
+    grown = np.asarray(bits.unpack(bits.dilate(pa)))
+    want = a.copy()
+    for c in range(36):
+        neighbours = [n for n in grid.NEIGHBOURS[c] if n < 36]
+        want[:, c] = a[:, c] | a[:, neighbours].any(1)
+    assert np.array_equal(grown, want)
+
+
+def test_grid_helpers_agree_with_divmod():
+    cells = np.arange(36)
+    assert np.array_equal(grid.row(cells), cells // 6) and np.array_equal(
+        grid.col(cells), cells % 6
+    )
+    assert grid.manhattan(0, 35) == 10 and grid.manhattan(14, 14) == 0
+    assert np.array_equal(
+        grid.DISTANCE,
+        np.abs(cells[:, None] // 6 - cells // 6) + np.abs(cells[:, None] % 6 - cells % 6),
+    )
+    assert grid.RING.sum(1).tolist()[:2] == [3, 5] and not grid.RING[14, 14]
+    assert grid.NEIGHBOURS[0].tolist() == [6, 36, 36, 1]  # up is row + 1; 36 is off the board
+    assert grid.CROSS[14].tolist() == [14, 20, 8, 13, 15]
+
+
 def test_first_target_reached_agrees_with_the_layered_search():
     rng = np.random.default_rng(4)
     passable = jnp.asarray(rng.random((300, 36)) < 0.7)
@@ -67,20 +103,20 @@ def test_history_rows_round_trip_every_board_field():
         e_active=state.board.e_active.at[3].set(True),
         t_from_sched=state.board.t_from_sched.at[0].set(True),
     )
-    back = jax.jit(lambda b: history.unpack_board(history.pack_board(b)))(board)
+    back = jax.jit(lambda b: undo.unpack_board(undo.pack_board(b)))(board)
     for name in board.__dataclass_fields__:
         original, restored = np.asarray(getattr(board, name)), np.asarray(getattr(back, name))
-        if name in history.ORIGIN_FLAGS:  # snapshots never carry origin flags (protocol.md §6.5)
+        if name in ORIGIN_FLAGS:  # snapshots never carry origin flags (protocol.md §6.5)
             original = np.zeros_like(original)
         assert restored.dtype == original.dtype and np.array_equal(restored, original), name
 
 
 def test_history_push_drops_the_oldest_and_newest_reads_back():
     _, state = jax.jit(J.reset_from_seed)(np.uint32(8))
-    h, count, start = history.empty_history(), jnp.asarray(0), jnp.asarray(0)
+    h, count, start = empty_history(), jnp.asarray(0), jnp.asarray(0)
     for turn in range(6):
-        h, count, start = history.push(h, count, start, state.board.replace(turn=jnp.asarray(turn)))
-    h2, count2, start2 = history.push(
+        h, count, start = undo.push(h, count, start, state.board.replace(turn=jnp.asarray(turn)))
+    h2, count2, start2 = undo.push(
         h, count, start, state.board.replace(turn=jnp.asarray(99)), pushing=False
     )
     assert (
@@ -89,8 +125,8 @@ def test_history_push_drops_the_oldest_and_newest_reads_back():
         and int(start2) == int(start)
     )
     assert int(count) == 4
-    assert [int(s["turn"]) for s in history.snapshots(h, count, start)] == [2, 3, 4, 5]
-    assert int(history.newest(h, count, start).turn) == 5
+    assert [int(s["turn"]) for s in undo.snapshots(h, count, start)] == [2, 3, 4, 5]
+    assert int(undo.newest(h, count, start).turn) == 5
 
 
 def _double(x):
@@ -101,9 +137,13 @@ def _add_extra(x, extra):
     return x + extra
 
 
+def _double_and_count(x, extra):
+    return _double(x), jnp.sum(extra)
+
+
 @pytest.mark.parametrize("batch", [1, 5, 40])
 def test_batching_rules_match_their_unbatched_meaning(batch):
-    """where_needed, where_needed_reading and select_rare under vmap equal the per-env conds."""
+    """where_needed (plain, reading, with a default) and select_rare under vmap equal the conds."""
     rng = np.random.default_rng(batch)
     need = jnp.asarray(rng.random(batch) < 0.3)
     x = {
@@ -114,18 +154,27 @@ def test_batching_rules_match_their_unbatched_meaning(batch):
     other = jax.tree_util.tree_map(lambda v: v + 100, x)
 
     got = jax.jit(jax.vmap(where_needed(_double)))(need, x)
-    got_reading = jax.jit(jax.vmap(where_needed_reading(_add_extra)))(need, x["a"], extra)
+    got_reading = jax.jit(jax.vmap(lambda n, a, e: where_needed(_add_extra)(n, a, (e,))))(
+        need, x["a"], extra
+    )
+    got_default, got_counts = jax.jit(
+        jax.vmap(lambda n, v, e: where_needed(_double_and_count)(n, v, (e,), default=jnp.int32(-1)))
+    )(need, x, extra)
     got_select = jax.jit(jax.vmap(select_rare))(need, other, x)
     for i in range(batch):
         n = bool(need[i])
-        row = jax.tree_util.tree_map(lambda v: v[i], x)
+        row = jax.tree_util.tree_map(lambda v, i=i: v[i], x)
         want = _double(row) if n else row
         assert all(np.array_equal(np.asarray(got[k][i]), np.asarray(want[k])) for k in x)
         assert np.array_equal(
             np.asarray(got_reading[i]), np.asarray(row["a"] + extra[i] if n else row["a"])
         )
-        picked = jax.tree_util.tree_map(lambda v: v[i], other) if n else row
+        assert all(np.array_equal(np.asarray(got_default[k][i]), np.asarray(want[k])) for k in x)
+        assert int(got_counts[i]) == (int(jnp.sum(extra[i])) if n else -1)
+        picked = jax.tree_util.tree_map(lambda v, i=i: v[i], other) if n else row
         assert all(np.array_equal(np.asarray(got_select[k][i]), np.asarray(picked[k])) for k in x)
     # unbatched calls are plain conds
     assert np.array_equal(np.asarray(where_needed(_double)(True, x)["a"]), np.asarray(x["a"] * 2))
     assert np.array_equal(np.asarray(select_rare(False, other, x)["b"]), np.asarray(x["b"]))
+    kept, count = where_needed(_double_and_count)(False, x, (extra[0],), default=jnp.int32(-1))
+    assert np.array_equal(np.asarray(kept["a"]), np.asarray(x["a"])) and int(count) == -1

@@ -10,13 +10,13 @@ import pytest
 import hackmatrix.jax_env as J
 from hackmatrix.jax_env.constants import (
     BLOCK,
-    CORNERS,
     DATA_SIPHON,
     EXIT,
     NUM_CELLS,
     RUNNING,
     SPAWN_COST,
 )
+from hackmatrix.jax_env.grid import CORNERS
 
 BATCH = 128
 STEPS = 160
@@ -60,7 +60,7 @@ def _same(a, b):
 
 @functools.partial(jax.jit, static_argnums=(2,))
 def rollout(seeds, key, steps):
-    """Random valid-action play with auto-reset; also steps a masked action on a copy of every state."""
+    """Random valid-action play with auto-reset; also steps a masked action on state copies."""
     v_step = jax.vmap(J.step, in_axes=(None, 0, 0))
     v_mask = jax.vmap(J.action_mask)
     obs, states = jax.vmap(J.reset_from_seed)(seeds)
@@ -193,9 +193,9 @@ def test_batched_steps_match_single_env_steps():
         )
         _, batched, rewards, _, _ = v_step(None, states, jnp.asarray(actions))
         for i in range(n):
-            single = jax.tree_util.tree_map(lambda x: x[i], states)
+            single = jax.tree_util.tree_map(lambda x, i=i: x[i], states)
             _, expected, reward, _, _ = STEP(None, single, int(actions[i]))
-            got = jax.tree_util.tree_map(lambda x: x[i], batched)
+            got = jax.tree_util.tree_map(lambda x, i=i: x[i], batched)
             assert J.state_to_json(got) == J.state_to_json(expected)
             assert np.float32(rewards[i]) == np.float32(reward)
         states = batched

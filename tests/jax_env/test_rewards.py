@@ -10,8 +10,9 @@ NAMES = J.REWARD_COMPONENT_NAMES
 
 
 def check(step_out, expected):
-    """Listed components match their float32 expression (XLA may fuse a multiply-add, so within 1 ulp-ish);
-    every other one is exactly +0.0; the total is bit-equal to the left-to-right f32 sum of the components."""
+    """Listed components match their float32 expression (XLA may fuse a multiply-add, so
+    within 1 ulp-ish); every other one is exactly +0.0; the total is bit-equal to the
+    left-to-right f32 sum of the components."""
     _, reward, _, info = step_out
     comps = {k: np.float32(v) for k, v in info["reward_components"].items()}
     assert set(info["reward_components"]) == set(NAMES)  # jit returns dict keys sorted

@@ -1,4 +1,4 @@
-"""Every scenario SC-01..SC-47 of game-rules.md §16, through state_from_json → step → state_to_json."""
+"""Every scenario SC-01..SC-47 of game-rules.md §16: state_from_json → step → state_to_json."""
 
 import numpy as np
 

@@ -1,13 +1,15 @@
-"""The player's own actions: directional attack/move (§5) and siphon (§6)."""
+"""The player's own actions: directional attack/move (§5) and siphon (§6).
 
+Mirrors swift/Sources/HackMatrixCore/Directional.swift and Siphon.swift.
+"""
+
+import jax
 import jax.numpy as jnp
 
+from .board import SLOTS, enemy_slot_at, transmission_slot_at
 from .constants import (
     BLOCK,
-    CROSS,
     DATA_SIPHON,
-    DIR_DCOL,
-    DIR_DROW,
     EMPTY,
     KIND_DATA,
     KIND_PROGRAM,
@@ -16,23 +18,20 @@ from .constants import (
     SIPHON_DELAY,
 )
 from .damage import apply_damage, remove_tx
-from .mask import enemy_slot_at, transmission_slot_at
+from .events import ActionEvents
+from .grid import CROSS, DIR_DCOL, DIR_DROW, OFF_BOARD, cell_at, col, on_board, row
+from .state import EnvState
 
-_K = jnp.arange(1, 6, dtype=jnp.int32)
+_K = jnp.arange(1, 6, dtype=jnp.int32)  # steps along a line
 
 
-def directional(state, direction):
-    """Attack the first enemy/transmission along the line, or step one cell.
-
-    Returns (state, ev) with ev keys enemies_killed, transmissions_killed,
-    data_siphon_collected, exit_reached, attacked.
-    """
+def directional(state: EnvState, direction: jax.Array) -> tuple[EnvState, ActionEvents]:
+    """§5: attack the first enemy/transmission along the line, or step one cell."""
     b = state.board
-    row, col = b.player_pos // 6, b.player_pos % 6
-    rows = row + jnp.asarray(DIR_DROW)[direction] * _K
-    cols = col + jnp.asarray(DIR_DCOL)[direction] * _K
-    inside = (rows >= 0) & (rows < 6) & (cols >= 0) & (cols < 6)
-    cells = jnp.where(inside, rows * 6 + cols, NUM_CELLS)
+    rows = row(b.player_pos) + jnp.asarray(DIR_DROW)[direction] * _K
+    cols = col(b.player_pos) + jnp.asarray(DIR_DCOL)[direction] * _K
+    inside = on_board(rows, cols)
+    cells = jnp.where(inside, cell_at(rows, cols), OFF_BOARD)
     enemy_at = enemy_slot_at(b)[cells]
     tx_at = transmission_slot_at(b)[cells]
     block = jnp.concatenate([b.content == BLOCK, jnp.zeros(1, jnp.bool_)])[cells]
@@ -43,10 +42,9 @@ def directional(state, direction):
     attacked = jnp.any(hits)
     k = jnp.argmax(hits)
     e_slot, t_slot = enemy_at[k], tx_at[k]
-    slots = jnp.arange(b.e_active.shape[0])
-    damage = jnp.where(attacked & (slots == e_slot), b.attack, 0)
+    damage = jnp.where(attacked & (SLOTS == e_slot), b.attack, 0)
     board, e_kills = apply_damage(b, damage, stun=True)
-    board, t_kills = remove_tx(board, attacked & (slots == t_slot))
+    board, t_kills = remove_tx(board, attacked & (SLOTS == t_slot))
     # Move (the mask guarantees the step is legal when nothing was hit).
     dest = cells[0]
     moves = ~attacked
@@ -56,7 +54,7 @@ def directional(state, direction):
         data_siphons=board.data_siphons + picks.astype(jnp.int32),
         content=jnp.where(picks & (jnp.arange(NUM_CELLS) == dest), EMPTY, board.content),
     )
-    ev = dict(
+    ev = ActionEvents(
         enemies_killed=e_kills,
         transmissions_killed=t_kills,
         data_siphon_collected=picks,
@@ -65,8 +63,8 @@ def directional(state, direction):
     return state.replace(board=board), ev
 
 
-def siphon(state):
-    """Drain the cross of the player's cell. Returns (state, ev)."""
+def siphon(state: EnvState) -> EnvState:
+    """§6: drain the cross of the player's cell."""
     b = state.board
     cross = jnp.asarray(CROSS)[b.player_pos]
     in_cross = jnp.zeros(NUM_CELLS + 1, jnp.bool_).at[cross].set(True)[:NUM_CELLS]
@@ -96,16 +94,9 @@ def siphon(state):
         siphoned=b.siphoned | in_cross,
         siphon_center=b.siphon_center | (jnp.arange(NUM_CELLS) == b.player_pos),
     )
-    state = state.replace(
+    return state.replace(
         board=board,
         pending=state.pending + jnp.sum(jnp.where(block, b.spawn_count, 0)),
         interval=jnp.maximum(MIN_INTERVAL, state.interval - 1),
         next_task_turn=state.next_task_turn + SIPHON_DELAY,
     )
-    ev = dict(
-        blocks_siphoned=jnp.sum(block).astype(jnp.int32),
-        programs_acquired=(jnp.sum(owned) - jnp.sum(b.owned)).astype(jnp.int32),
-        credits_gained=credits,
-        energy_gained=energy,
-    )
-    return state, ev

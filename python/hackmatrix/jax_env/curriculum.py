@@ -25,6 +25,7 @@ a pure function of (seed, params): `reset_from_seed` reproduces it.
 """
 
 import math
+from collections.abc import Sequence
 
 import jax
 import jax.numpy as jnp
@@ -32,26 +33,29 @@ import numpy as np
 
 from .constants import LAST_STAGE, NUM_PROGRAMS, VALUE_CAP
 from .generation import generate_stage, starting_state
-from .state import EnvParams
+from .state import EnvParams, EnvState
 
 CURRICULUM_STREAM = 0x16C0  # root of the curriculum's PRNG keys: fixed, unrelated to any game site
 BASE_INTERVAL_PLUS_STAGE = 13  # interval of stage s is 13 - s (game-rules.md §0, BASE_INTERVAL)
-# Bonus the canonical start may already have given (game-rules.md §10.1); extra resources stay below the
-# protocol's value cap with it, so every start loads through setState.
+# Bonus the canonical start may already have given (game-rules.md §10.1); extra resources
+# stay below the protocol's value cap with it, so every start loads through setState.
 _STARTING_BONUS = {"credits": 10, "energy": 11, "data_siphons": 1}
 
 
-def curriculum_key(seed):
+def curriculum_key(seed: jax.Array | int) -> jax.Array:
     """The PRNG key of the curriculum draws for one game: a function of its seed only."""
     return jax.random.fold_in(jax.random.PRNGKey(CURRICULUM_STREAM), jnp.asarray(seed, jnp.uint32))
 
 
-def _uniform_count(key, bounds):
+def _uniform_count(key: jax.Array, bounds: jax.Array | np.ndarray) -> jax.Array:
     return jax.random.randint(key, (), bounds[0], bounds[1] + 1, dtype=jnp.int32)
 
 
-def apply_curriculum(state, params: EnvParams):
-    """`state` as `starting_state` leaves it (before generation), with the curriculum's changes if it applies."""
+def apply_curriculum(state: EnvState, params: EnvParams) -> EnvState:
+    """`state` as `starting_state` leaves it (before generation), with the curriculum's changes.
+
+    The changes apply with chance `params.curriculum_prob`.
+    """
     k_on, k_stage, k_count, k_pick, k_credits, k_energy, k_siphons = jax.random.split(
         curriculum_key(state.seed), 7
     )
@@ -65,7 +69,7 @@ def apply_curriculum(state, params: EnvParams):
     )  # a uniform random rank
     board = state.board
 
-    def extra(key, bounds):
+    def extra(key: jax.Array, bounds: jax.Array | np.ndarray) -> jax.Array:
         return jnp.where(on, _uniform_count(key, bounds), 0)
 
     board = board.replace(
@@ -81,15 +85,25 @@ def apply_curriculum(state, params: EnvParams):
     )
 
 
-def new_game_with_params(seed, params: EnvParams):
-    """reset(seed) of §10.1 with the curriculum of `params` applied before the stage is generated."""
+def new_game_with_params(seed: jax.Array | int, params: EnvParams) -> EnvState:
+    """reset(seed) of §10.1, the curriculum of `params` applied before the stage is generated."""
     return generate_stage(apply_curriculum(starting_state(seed), params))
 
 
-# ------------------------------------------------------------------ building checked params (plain Python)
+# ------------------------------------------------------- building checked params (plain Python)
 
 
-def check_curriculum(prob, stage_weights, programs, credits, energy, data_siphons) -> None:
+Bounds = Sequence[int]
+
+
+def check_curriculum(
+    prob: float,
+    stage_weights: Sequence[float],
+    programs: Bounds,
+    credits: Bounds,
+    energy: Bounds,
+    data_siphons: Bounds,
+) -> None:
     """Raise ValueError, naming the setting, unless the values make legal curriculum starts."""
     if not (isinstance(prob, (int, float)) and 0.0 <= prob <= 1.0):
         raise ValueError(f"curriculum probability must be a number in [0, 1], got {prob!r}")
@@ -119,12 +133,12 @@ def check_curriculum(prob, stage_weights, programs, credits, energy, data_siphon
 
 
 def curriculum_params(
-    prob=1.0,
-    stage_weights=None,
-    programs=(0, 0),
-    credits=(0, 0),
-    energy=(0, 0),
-    data_siphons=(0, 0),
+    prob: float = 1.0,
+    stage_weights: Sequence[float] | None = None,
+    programs: Bounds = (0, 0),
+    credits: Bounds = (0, 0),
+    energy: Bounds = (0, 0),
+    data_siphons: Bounds = (0, 0),
 ) -> EnvParams:
     """Checked `EnvParams` for a curriculum; `stage_weights` None means stage 1 only.
 
@@ -147,8 +161,8 @@ def curriculum_params(
     )
 
 
-def with_curriculum_prob(params: EnvParams, prob) -> EnvParams:
-    """`params` with another start probability (same dtype, so a jitted caller does not recompile)."""
+def with_curriculum_prob(params: EnvParams, prob: float) -> EnvParams:
+    """`params` with another start probability (same dtype: a jitted caller does not recompile)."""
     if not 0.0 <= float(prob) <= 1.0:
         raise ValueError(f"curriculum probability must be in [0, 1], got {prob!r}")
     return params.replace(curriculum_prob=np.asarray(prob, np.float32))

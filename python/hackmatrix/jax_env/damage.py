@@ -1,13 +1,17 @@
-"""Shared removal helpers: damage + stun + removeDead (game-rules.md §5, §7), transmission removal."""
+"""Shared removal helpers: damage + stun + removeDead (game-rules.md §5, §7), transmissions."""
 
+import jax
 import jax.numpy as jnp
 
-from . import slots
-from .lists import remove_enemies, remove_transmissions
+from .board import remove_enemies, remove_transmissions
+from .machinery import slots
+from .state import Board
 
 
-def apply_damage(board, damage, stun, kill=None):
-    """Every enemy takes damage[i]; survivors of a hit are stunned if `stun`; `kill` removes outright.
+def apply_damage(
+    board: Board, damage: jax.Array, stun: bool, kill: jax.Array | None = None
+) -> tuple[Board, jax.Array]:
+    """Every enemy takes damage[i]; hit survivors are stunned if `stun`; `kill` removes outright.
 
     Returns (board, kills) where kills counts removed enemies that are not fromScheduled.
     """
@@ -22,7 +26,7 @@ def apply_damage(board, damage, stun, kill=None):
     return remove_enemies(board, dead), kills
 
 
-def remove_tx(board, dead):
+def remove_tx(board: Board, dead: jax.Array) -> tuple[Board, jax.Array]:
     """Remove transmissions; returns (board, count of those not fromScheduled)."""
     dead = dead & board.t_active
     kills = slots.count(dead & ~board.t_from_sched)

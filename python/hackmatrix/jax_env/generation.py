@@ -1,14 +1,17 @@
-"""Reset and stage generation (game-rules.md §10): exit, data siphons, blocks, resources, transmissions."""
+"""Reset and stage generation (game-rules.md §10).
+
+Exit, data siphons, blocks, resources, starting transmissions.
+Mirrors swift/Sources/HackMatrixCore/StageGeneration.swift.
+"""
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import bits
+from .board import occupied_cells
 from .constants import (
     BLOCK,
     BLOCK_ATTEMPTS,
-    CORNERS,
     DATA_SIPHON,
     EMPTY,
     EXIT,
@@ -26,56 +29,52 @@ from .constants import (
     SITE_EXIT_CORNER,
     SITE_RESOURCE_AMOUNT,
     SITE_RESOURCE_KIND,
-    SITE_STAGE_TX_CELL,
-    SITE_STAGE_TX_TYPE,
     SITE_START_BONUS,
     SITE_START_CORNER,
     SPAWN_COST,
 )
+from .grid import CELLS, CORNERS, IS_CORNER
+from .machinery import bits
+from .machinery.bits import CellSet
 from .rng import draw, draw_from_base, rank_keys, site_base
-from .spawning import CELLS, occupied_cells, spawn_transmissions
-from .state import empty_state
+from .spawning import STAGE_START, spawn_transmissions
+from .state import Board, EnvState, empty_state
 
-IS_CORNER = np.isin(np.arange(NUM_CELLS), CORNERS)
 ATTEMPTS = np.arange(BLOCK_ATTEMPTS, dtype=np.int32)
 PROGRAMS = np.arange(NUM_PROGRAMS, dtype=np.int32)
 
 
-def _pick_corner(seed, site, step, allowed):
+def _pick_corner(seed: jax.Array, site: int, step: jax.Array, allowed: jax.Array) -> jax.Array:
     """Pick one cell of the corners where `allowed` (bool[4]) holds; returns a cell index."""
     keys = draw(seed, site, step, jnp.asarray(CORNERS))
     rank = rank_keys(keys, allowed)
     return jnp.asarray(CORNERS)[jnp.argmin(rank)]
 
 
-def _layouts_valid(chosen, exit_pos):
+def _layouts_valid(chosen: jax.Array, exit_pos: jax.Array) -> jax.Array:
     """layoutIsValid (§10.4) for a batch of block sets chosen: bool[A, 36]."""
     blocks = bits.pack(chosen)
-    free = bits.bnot(blocks)
+    free = ~blocks
     origin = bits.cell_bits(jnp.asarray(0))
-    not_exit = bits.bnot(bits.cell_bits(exit_pos))
-    expandable = bits.bor(bits.band(free, not_exit), origin)
+    expandable = (free & ~bits.cell_bits(exit_pos)) | origin  # the exit is entered, not crossed
 
-    def layer(_, visited):
-        grown = bits.dilate(*bits.band(visited, expandable))
-        return bits.band(bits.bor(visited, grown), free)
+    def layer(_: jax.Array, visited: CellSet) -> CellSet:
+        return (visited | bits.dilate(visited & expandable)) & free
 
     # Flood fill from cell 0: a fixed MAX_DIST layers reach every connected cell.
-    start = (
-        jnp.broadcast_to(origin[0], blocks[0].shape),
-        jnp.broadcast_to(origin[1], blocks[1].shape),
-    )
+    start = CellSet(*(jnp.broadcast_to(o, b.shape) for o, b in zip(origin, blocks)))
     visited = jax.lax.fori_loop(0, bits.MAX_DIST, layer, start, unroll=bits.LAYERS_PER_ROUND)
-    connected = (visited[0] == free[0]) & (visited[1] == free[1])
-    reach = bits.dilate(*free)  # blocks next to a free cell
-    siphonable = ~bits.intersects(blocks, bits.bnot(reach))
+    connected = (visited.lo == free.lo) & (visited.hi == free.hi)
+    siphonable = ~blocks.intersects(~bits.dilate(free))  # every block is next to a free cell
     return connected & siphonable
 
 
 ATTEMPT_CHUNK = 8  # attempts evaluated together; chunks run until one holds a valid layout
 
 
-def _choose_cells(seed, step, allowed, n, attempts):
+def _choose_cells(
+    seed: jax.Array, step: jax.Array, allowed: jax.Array, n: jax.Array, attempts: jax.Array
+) -> jax.Array:
     """The block cells of each attempt: the n smallest (key, cell) among allowed cells."""
     items = (36 * attempts[:, None] + CELLS[None, :]).astype(jnp.uint32)
     keys = draw_from_base(site_base(seed, SITE_BLOCK_CELLS, step), items)
@@ -83,18 +82,20 @@ def _choose_cells(seed, step, allowed, n, attempts):
     return allowed[None, :] & (ranks < n)
 
 
-def _first_valid_attempt(seed, step, allowed, n, exit_pos):
+def _first_valid_attempt(
+    seed: jax.Array, step: jax.Array, allowed: jax.Array, n: jax.Array, exit_pos: jax.Array
+) -> jax.Array:
     """Lowest attempt in 0..99 with a valid layout, or BLOCK_ATTEMPTS when none.
 
     Attempts are independent (§10.3), so a chunk of them is checked at once and
     later chunks are only evaluated while no valid attempt has been found.
     """
 
-    def not_done(carry):
+    def not_done(carry: tuple[jax.Array, jax.Array]) -> jax.Array:
         chunk, found = carry
         return (found >= BLOCK_ATTEMPTS) & (chunk * ATTEMPT_CHUNK < BLOCK_ATTEMPTS)
 
-    def body(carry):
+    def body(carry: tuple[jax.Array, jax.Array]) -> tuple[jax.Array, jax.Array]:
         chunk, _ = carry
         attempts = chunk * ATTEMPT_CHUNK + jnp.arange(ATTEMPT_CHUNK, dtype=jnp.int32)
         valid = _layouts_valid(_choose_cells(seed, step, allowed, n, attempts), exit_pos)
@@ -108,11 +109,11 @@ def _first_valid_attempt(seed, step, allowed, n, exit_pos):
     return found
 
 
-def place_blocks(board, seed, step, exit_pos):
+def place_blocks(board: Board, seed: jax.Array, step: jax.Array, exit_pos: jax.Array) -> Board:
     """placeBlocks (§10.3): the lowest-numbered valid attempt, or no blocks after 100 failures."""
     n = 5 + (draw(seed, SITE_BLOCK_COUNT, step, 0) % jnp.uint32(7)).astype(jnp.int32)
     has_enemy, has_tx = occupied_cells(board)
-    allowed = ~IS_CORNER & ~has_enemy & ~has_tx
+    allowed = jnp.asarray(~IS_CORNER) & ~has_enemy & ~has_tx
     a = _first_valid_attempt(seed, step, allowed, n, exit_pos)
     any_valid = a < BLOCK_ATTEMPTS
     chosen = _choose_cells(seed, step, allowed, n, a[None])[0] & any_valid
@@ -138,7 +139,7 @@ def place_blocks(board, seed, step, exit_pos):
     )
 
 
-def place_resources(board, seed, step):
+def place_resources(board: Board, seed: jax.Array, step: jax.Array) -> Board:
     """placeResources (§10.5) on EMPTY and DATA_SIPHON cells."""
     target = (board.content == EMPTY) | (board.content == DATA_SIPHON)
     r = draw(seed, SITE_RESOURCE_AMOUNT, step, CELLS) % jnp.uint32(100)
@@ -150,7 +151,7 @@ def place_resources(board, seed, step):
     )
 
 
-def generate_stage(state):
+def generate_stage(state: EnvState) -> EnvState:
     """generateStage (§10.2) with the state's stepIndex; keeps player, lists and pending."""
     seed, step = state.seed, state.step_index
     board = state.board
@@ -178,9 +179,7 @@ def generate_stage(state):
     )
     board = place_blocks(board, seed, step, exit_pos)
     board = place_resources(board, seed, step)
-    board = spawn_transmissions(
-        board, state.stage, seed, step, SITE_STAGE_TX_CELL, SITE_STAGE_TX_TYPE, False, False
-    )
+    board = spawn_transmissions(board, state.stage, seed, step, STAGE_START)
     return state.replace(
         board=board,
         exit_pos=exit_pos,
@@ -190,8 +189,8 @@ def generate_stage(state):
     )
 
 
-def starting_state(seed):
-    """reset(seed) of §10.1 up to, not including, the stage-1 generation: corner and starting bonus."""
+def starting_state(seed: jax.Array | int) -> EnvState:
+    """reset(seed) of §10.1 up to the stage-1 generation: start corner and starting bonus."""
     seed = jnp.asarray(seed, jnp.uint32)
     state = empty_state().replace(seed=seed)
     zero = jnp.asarray(0, jnp.uint32)
@@ -206,6 +205,6 @@ def starting_state(seed):
     return state.replace(board=board)
 
 
-def new_game(seed):
+def new_game(seed: jax.Array | int) -> EnvState:
     """reset(seed) of §10.1 as a pure function of a uint32 seed."""
     return generate_stage(starting_state(seed))

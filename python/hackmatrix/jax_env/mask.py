@@ -1,49 +1,27 @@
-"""The action mask of game-rules.md §3.2."""
+"""The action mask of game-rules.md §3.2 (swift/Sources/HackMatrixCore/ActionMask.swift)."""
 
+import jax
 import jax.numpy as jnp
 
-from . import bits, slots
+from .board import occupied_cells
 from .constants import (
     ATK_PLUS_PER_STAGE,
     BLOCK,
     DAEMON,
     LAST_STAGE,
     MAX_HP,
-    NEIGHBOURS,
     NUM_CELLS,
     PROGRAM_CREDITS,
     PROGRAM_ENERGY,
-    RING,
     RUNNING,
     VIRUS,
 )
-from .spawning import occupied_cells
+from .grid import NEIGHBOURS, RING, col, row
+from .machinery import bits, slots
+from .state import EnvState
 
 
-def value_on_cells(active, pos, value):
-    """int32[37]: the value of the active entry on each cell, -1 where none (index 36 is padding).
-
-    At most one enemy and one transmission stand on a cell (game-rules.md
-    §1.7), so one scatter suffices; `value` must be non-negative.
-    """
-    where = jnp.where(active, pos, NUM_CELLS)
-    return jnp.full(NUM_CELLS + 1, -1, jnp.int32).at[where].set(value)
-
-
-def enemy_slot_at(board):
-    """int32[37]: the enemy slot on each cell, -1 when none (index 36 is padding)."""
-    return value_on_cells(
-        board.e_active, board.e_pos, jnp.arange(board.e_active.shape[0], dtype=jnp.int32)
-    )
-
-
-def transmission_slot_at(board):
-    return value_on_cells(
-        board.t_active, board.t_pos, jnp.arange(board.t_active.shape[0], dtype=jnp.int32)
-    )
-
-
-def action_mask(state):
+def action_mask(state: EnvState) -> jax.Array:
     """bool[28]; all false once the game is over."""
     b = state.board
     player = b.player_pos
@@ -58,7 +36,7 @@ def action_mask(state):
     any_enemy = slots.any_true(b.e_active)
     any_tx = slots.any_true(b.t_active)
     ring = jnp.asarray(RING)[player]
-    e_row, e_col = b.e_pos // 6, b.e_pos % 6
+    e_row, e_col = row(b.e_pos), col(b.e_pos)
     on_block = is_block[b.e_pos] & b.e_active
     conditions = jnp.stack(
         [
@@ -69,8 +47,8 @@ def action_mask(state):
             any_enemy,  # POLY
             True,  # WAIT
             slots.any_true(on_block),  # DEBUG
-            slots.any_true(b.e_active & (e_row == player // 6)),  # ROW
-            slots.any_true(b.e_active & (e_col == player % 6)),  # COL
+            slots.any_true(b.e_active & (e_row == row(player))),  # ROW
+            slots.any_true(b.e_active & (e_col == col(player))),  # COL
             state.history_count > 0,  # UNDO
             True,  # STEP
             True,  # SIPH+

@@ -1,8 +1,10 @@
 """Numeric observation (observation.md §3-§5, §8) computed straight from the state."""
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .board import value_on_cells
 from .constants import (
     BLOCK,
     CRYPTOG,
@@ -12,14 +14,13 @@ from .constants import (
     KIND_PROGRAM,
     KIND_QUESTION,
     NUM_CELLS,
+    NUM_PROGRAMS,
 )
-from .mask import value_on_cells
-
-_CELL_ROW = np.arange(NUM_CELLS) // 6
-_CELL_COL = np.arange(NUM_CELLS) % 6
+from .grid import CELL_COL, CELL_ROW, col, row
+from .state import Board, EnvState
 
 
-def _ratio(x, denom):
+def _ratio(x: jax.Array, denom: int) -> jax.Array:
     """sat(f32(x / denom)) as a table lookup of correctly rounded quotients.
 
     Saturation means only x in 0..denom matter. A lookup (rather than a float
@@ -36,17 +37,17 @@ def _ratio(x, denom):
 CELL_DENOMINATORS = (3, 4, 9)
 
 
-def _cell_ratio(x, denom):
+def _cell_ratio(x: jax.Array, denom: int) -> jax.Array:
     """sat(f32(x / denom)) for a per-cell array, denom in CELL_DENOMINATORS."""
     assert denom in CELL_DENOMINATORS
     return jnp.clip(x, 0, denom).astype(jnp.float32) / np.float32(denom)
 
 
-def _flag(x):
+def _flag(x: jax.Array) -> jax.Array:
     return x.astype(jnp.float32)
 
 
-def _enemy_channels(b, pr, pc):
+def _enemy_channels(b: Board, pr: jax.Array, pc: jax.Array) -> list[jax.Array]:
     """Channels 0..6 (§5.2): type one-hot, hp, stunned, spawned by a siphon.
 
     The fields travel to the cells packed in one value (one scatter instead of
@@ -61,7 +62,7 @@ def _enemy_channels(b, pr, pc):
     code = value_on_cells(b.e_active, b.e_pos, packed)[:NUM_CELLS]
     etype, hp, stunned, from_siphon = code & 3, (code >> 2) & 3, (code >> 4) & 1, (code >> 5) & 1
     visible = (code >= 0) & (
-        (etype != CRYPTOG) | (pr == _CELL_ROW) | (pc == _CELL_COL) | b.show_activated
+        (etype != CRYPTOG) | (pr == CELL_ROW) | (pc == CELL_COL) | b.show_activated
     )
     channels = [_flag(visible & (etype == t)) for t in range(4)]
     return channels + [
@@ -71,8 +72,8 @@ def _enemy_channels(b, pr, pc):
     ]
 
 
-def _block_channels(b):
-    """Channels 7..35 (§5.2) as (channels 7..11, the program one-hot 12..34 as [36, 23], channel 35).
+def _block_channels(b: Board) -> tuple[list[jax.Array], jax.Array, jax.Array]:
+    """Channels 7..35 (§5.2): (channels 7..11, program one-hot 12..34 as [36, 23], channel 35).
 
     7..11: data / program / question block, points, siphoned mark; 35: spawn count.
     """
@@ -88,13 +89,13 @@ def _block_channels(b):
         jnp.where(data, _cell_ratio(b.points, 9), 0.0),
         _flag(block & b.siphoned),
     ]
-    program_onehot = (prog[:, None] & (b.program[:, None] == jnp.arange(23)[None, :])).astype(
-        jnp.float32
-    )
+    program_onehot = (
+        prog[:, None] & (b.program[:, None] == jnp.arange(NUM_PROGRAMS)[None, :])
+    ).astype(jnp.float32)
     return channels, program_onehot, jnp.where(shows_contents, _cell_ratio(b.spawn_count, 9), 0.0)
 
 
-def _cell_channels(b):
+def _cell_channels(b: Board) -> list[jax.Array]:
     """Channels 36..41 (§5.2): transmission countdown, resources, pickup, exit, siphon centre."""
     countdown = value_on_cells(b.t_active, b.t_pos, jnp.clip(b.t_countdown, 0, 4))[:NUM_CELLS]
     res_visible = (b.content != BLOCK) | b.siphoned
@@ -108,10 +109,10 @@ def _cell_channels(b):
     ]
 
 
-def observe(state):
+def observe(state: EnvState) -> dict[str, jax.Array]:
     """{"player": f32[10], "programs": i32[23], "grid": f32[6,6,42]}."""
     b = state.board
-    pr, pc = b.player_pos // 6, b.player_pos % 6
+    pr, pc = row(b.player_pos), col(b.player_pos)
     player = jnp.stack(
         [
             _ratio(pr, 5),
@@ -141,7 +142,7 @@ def observe(state):
     return {"player": player, "programs": programs, "grid": grid.reshape(6, 6, 42)}
 
 
-def flatten_observation(parts):
+def flatten_observation(parts: dict[str, jax.Array]) -> jax.Array:
     """player ‖ float32(programs) ‖ grid (row-major) = f32[1545] (§8); works on batches too."""
     lead = parts["player"].shape[:-1]
     return jnp.concatenate(

@@ -3,12 +3,14 @@
 Under vmap every branch of a switch runs, so instead of 23 separate effects the
 programs are grouped by what they touch: one enemy-damage pass (DEBUG, ROW,
 COL, ANTI-V, HACK, D_BOM, CRASH, WARP, POLY's deaths), one movement pass (PUSH,
-PULL), cheap scalar updates, and UNDO's board restore.
+PULL), cheap scalar updates, and UNDO's board restore. Mirrors
+swift/Sources/HackMatrixCore/Programs.swift.
 """
 
 import jax
 import jax.numpy as jnp
 
+from .board import SLOTS, enemy_slot_at, transmission_slot_at
 from .constants import (
     ANTI_V,
     ATK_PLUS,
@@ -28,14 +30,12 @@ from .constants import (
     HACK,
     LAST_STAGE,
     MAX_HP,
-    MAX_OCCUPANTS,
     NUM_CELLS,
     POLY,
     PULL,
     PUSH,
     REDUC,
     RESET,
-    RING,
     ROW,
     SCORE,
     SHOW,
@@ -48,24 +48,25 @@ from .constants import (
     WARP,
 )
 from .damage import apply_damage, remove_tx
-from .history import newest
-from .mask import enemy_slot_at, transmission_slot_at
+from .events import ActionEvents
+from .grid import RING, cell_at, col, manhattan, on_board, row
+from .machinery.trees import select
 from .rng import draw, draw_from_base, site_base
+from .state import Board, EnvState
+from .undo import newest
 
-SLOTS = jnp.arange(MAX_OCCUPANTS, dtype=jnp.int32)
 
-
-def _push_pull_wants(board, pull):
+def _push_pull_wants(board: Board, pull: jax.Array) -> jax.Array:
     """The cell each enemy wants for PUSH (away) or PULL (towards); -1 when none."""
-    pr, pc = board.player_pos // 6, board.player_pos % 6
-    er, ec = board.e_pos // 6, board.e_pos % 6
+    pr, pc = row(board.player_pos), col(board.player_pos)
+    er, ec = row(board.e_pos), col(board.e_pos)
     sr = jnp.sign(er - pr)
     sc = jnp.sign(ec - pc)
     sr, sc = jnp.where(pull, -sr, sr), jnp.where(pull, -sc, sc)
     cand_r = jnp.stack([er + sr, er + sr, er], axis=-1)
     cand_c = jnp.stack([ec + sc, ec, ec + sc], axis=-1)
     exists = jnp.stack([jnp.ones_like(sr, bool), sr != 0, sc != 0], axis=-1)
-    ok = exists & (cand_r >= 0) & (cand_r < 6) & (cand_c >= 0) & (cand_c < 6)
+    ok = exists & on_board(cand_r, cand_c)
     dist = jnp.abs(cand_r - pr) + jnp.abs(cand_c - pc)
     ok = ok & ~(pull & (dist == 0))  # PULL drops the player's own cell
     # PUSH: largest distance; PULL: smallest; earliest candidate on a tie.
@@ -73,11 +74,11 @@ def _push_pull_wants(board, pull):
     score = jnp.where(ok, score, -1000)
     best = jnp.argmax(score, axis=-1)
     any_ok = jnp.any(ok, axis=-1)
-    cell = jnp.take_along_axis(cand_r * 6 + cand_c, best[:, None], axis=-1)[:, 0]
+    cell = jnp.take_along_axis(cell_at(cand_r, cand_c), best[:, None], axis=-1)[:, 0]
     return jnp.where(any_ok & board.e_active, cell, -1)
 
 
-def _resolve_moves(board, want):
+def _resolve_moves(board: Board, want: jax.Array) -> Board:
     """resolveMoves of §7.1: claims in list order, then cascading cancellations."""
     has_want = want >= 0
     same = (want[None, :] == want[:, None]) & has_want[None, :] & (SLOTS[None, :] < SLOTS[:, None])
@@ -87,9 +88,9 @@ def _resolve_moves(board, want):
     occupant = enemy_slot_at(board)[w]
     moving = moving & ~tx_there
 
-    def cancel(carry):
+    def cancel(carry: tuple[jax.Array, jax.Array]) -> tuple[jax.Array, jax.Array]:
         mv, _ = carry
-        blocked = (occupant >= 0) & ~mv[jnp.clip(occupant, 0, MAX_OCCUPANTS - 1)]
+        blocked = (occupant >= 0) & ~mv[jnp.clip(occupant, 0, SLOTS.shape[0] - 1)]
         return mv & ~blocked, jnp.any(mv & blocked)
 
     # Repeat full passes until one cancels nobody (each pass cancels at least one, so <= 35 passes).
@@ -97,7 +98,8 @@ def _resolve_moves(board, want):
     return board.replace(e_pos=jnp.where(moving, want, board.e_pos))
 
 
-def _poly(board, seed, step):
+def _poly(board: Board, seed: jax.Array, step: jax.Array) -> tuple[Board, jax.Array]:
+    """POLY: every enemy becomes another type, keeping its damage; returns (board, killed)."""
     types = board.e_type
     damage = jnp.asarray(ENEMY_MAX_HP)[types] - board.e_hp
     idx = (draw_from_base(site_base(seed, SITE_POLY_TYPE, step), SLOTS) % jnp.uint32(3)).astype(
@@ -114,22 +116,22 @@ def _poly(board, seed, step):
     return board, act & (hp <= 0)
 
 
-def run_program(state, p, history):
-    """Apply program p's effect (cost already paid); UNDO reads `history`. Returns (state, ev)."""
+def run_program(state: EnvState, p: jax.Array, history: jax.Array) -> tuple[EnvState, ActionEvents]:
+    """Apply program p's effect (cost already paid); UNDO reads `history`."""
     b = state.board
     seed, step = state.seed, state.step_index
     player = b.player_pos
-    pr, pc = player // 6, player % 6
+    pr, pc = row(player), col(player)
     act = b.e_active
     is_block = b.content == BLOCK
-    e_row, e_col = b.e_pos // 6, b.e_pos % 6
+    e_row, e_col = row(b.e_pos), col(b.e_pos)
     on_block = is_block[b.e_pos]
     ring = jnp.asarray(RING)[player]
     e_in_ring = act & ring[b.e_pos]
     t_in_ring = b.t_active & ring[b.t_pos]
 
     # --- enemy damage (one pass for every damaging program) ---
-    dist = jnp.abs(e_row - pr) + jnp.abs(e_col - pc)
+    dist = manhattan(b.e_pos, player)
     daemon = act & (b.e_type == DAEMON)
     d_slot = jnp.argmin(jnp.where(daemon, dist, 1 << 20))
     d_cell = b.e_pos[d_slot]
@@ -159,7 +161,7 @@ def run_program(state, p, history):
     )
     damage = jnp.where(act, damage, 0)
     poly_board, poly_dead = _poly(b, seed, step)
-    b = jax.tree_util.tree_map(lambda x, y: jnp.where(p == POLY, x, y), poly_board, b)
+    b = select(p == POLY, poly_board, b)
     kill = jnp.select(
         [p == CRASH, p == WARP, p == D_BOM, p == POLY],
         [e_in_ring, warp_enemy & (warp_k == SLOTS), d_slot == SLOTS, poly_dead],
@@ -212,12 +214,13 @@ def run_program(state, p, history):
     snapshot = newest(history, state.history_count, state.history_start)
     undo = p == UNDO
     state = state.replace(
-        board=jax.tree_util.tree_map(lambda s, x: jnp.where(undo, s, x), snapshot, state.board),
+        board=select(undo, snapshot, state.board),
         history_count=state.history_count - undo.astype(jnp.int32),
     )
-    ev = dict(
+    ev = ActionEvents(
         enemies_killed=e_kills,
         transmissions_killed=t_kills,
+        data_siphon_collected=jnp.asarray(False),
         exit_reached=(p == WARP) & (warp_cell == state.exit_pos),
     )
     return state, ev

@@ -1,43 +1,41 @@
 """The keyed hash of randomness.md: every game decision is draw(seed, site, step, item)."""
 
+import jax
 import jax.numpy as jnp
+from jax.typing import ArrayLike
 
 _GOLDEN = 0x9E3779B9
 
 
-def mix32(x):
+def mix32(x: ArrayLike) -> jax.Array:
     """The 32-bit finaliser of randomness.md; wraps on jnp.uint32."""
-    x = jnp.asarray(x, jnp.uint32)
-    x = x ^ (x >> 16)
-    x = x * jnp.uint32(0x21F0AAAD)
-    x = x ^ (x >> 15)
-    x = x * jnp.uint32(0x735A2D97)
-    x = x ^ (x >> 15)
-    return x
+    h = jnp.asarray(x, jnp.uint32)
+    h = h ^ (h >> 16)
+    h = h * jnp.uint32(0x21F0AAAD)
+    h = h ^ (h >> 15)
+    h = h * jnp.uint32(0x735A2D97)
+    h = h ^ (h >> 15)
+    return h
 
 
-def site_base(seed, site, step):
+def site_base(seed: ArrayLike, site: int, step: ArrayLike) -> jax.Array:
     """The part of draw() shared by every item of one (seed, site, step)."""
     seed = jnp.asarray(seed, jnp.uint32)
     step = jnp.asarray(step, jnp.uint32)
     return mix32(mix32(mix32(seed ^ jnp.uint32(_GOLDEN)) ^ jnp.uint32(site)) ^ step)
 
 
-def draw_from_base(base, item):
+def draw_from_base(base: jax.Array, item: ArrayLike) -> jax.Array:
+    """draw() for one (seed, site, step) from its `site_base`; broadcasts over item."""
     return mix32(base ^ jnp.asarray(item, jnp.uint32))
 
 
-def draw(seed, site, step, item):
+def draw(seed: ArrayLike, site: int, step: ArrayLike, item: ArrayLike) -> jax.Array:
     """draw(seed, site, step, item) of randomness.md; broadcasts over item."""
     return draw_from_base(site_base(seed, site, step), item)
 
 
-def draw_mod(seed, site, step, item, n):
-    """draw(...) mod n as int32 (n a positive Python int or int32 array)."""
-    return (draw(seed, site, step, item) % jnp.asarray(n, jnp.uint32)).astype(jnp.int32)
-
-
-def rank_keys(keys, candidate, group=None):
+def rank_keys(keys: jax.Array, candidate: jax.Array, group: jax.Array | None = None) -> jax.Array:
     """Rank of each candidate in ascending (group, key, index) order.
 
     Non-candidates get a rank >= the number of entries. Pairwise counting

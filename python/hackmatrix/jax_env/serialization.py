@@ -8,7 +8,6 @@ import numpy as np
 
 from .constants import (
     BLOCK,
-    CORNERS,
     CRYPTOG,
     DATA_SIPHON,
     DIED,
@@ -28,8 +27,9 @@ from .constants import (
     VALUE_CAP,
     WON,
 )
-from .history import snapshots, stack_rows
-from .state import Board, EnvState
+from .grid import CORNERS
+from .state import Board, EnvState, empty_board
+from .undo import snapshots, stack_rows
 
 _KIND_NAMES = {KIND_DATA: "data", KIND_PROGRAM: "program", KIND_QUESTION: "question"}
 _PROGRAM_ALIASES = {
@@ -580,10 +580,4 @@ def state_from_json(d):
     return state
 
 
-def _empty():
-    from .state import empty_board
-
-    return empty_board()
-
-
-_EMPTY_BOARD = _empty()
+_EMPTY_BOARD = empty_board()

@@ -2,27 +2,42 @@
 
 `Board` holds exactly the fields an UNDO snapshot restores (§7.10); `EnvState`
 adds the fields UNDO leaves alone and up to `UNDO_DEPTH` snapshots of history
-(`history.py`: a ring of packed rows, so that pushing writes one row).
+(`machinery/history.py`: a ring of packed rows laid out by `SNAPSHOT`, so
+that pushing writes one row; `undo.py` pushes and pops them).
 Enemies and transmissions live in 35 slots each. Active entries always form a
 prefix of the slots in list order: removal compacts stably, appends go right
 after the last active entry.
 """
 
+from typing import TYPE_CHECKING, Any, Self
+
+import jax
 import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
-from .constants import LAST_STAGE, MAX_OCCUPANTS, NUM_CELLS, NUM_PROGRAMS
+from .constants import LAST_STAGE, MAX_OCCUPANTS, NUM_CELLS, NUM_PROGRAMS, UNDO_DEPTH
+from .machinery.history import RowLayout
 
 
-def _param(value, dtype):
-    """A field default: a fresh numpy array of a fixed dtype (never weakly typed, so jit never recompiles)."""
+def _param(value: object, dtype: type) -> np.ndarray:
+    """A field default: a fresh numpy array of a fixed dtype (never weakly typed: no recompiles)."""
     return struct.field(default_factory=lambda: np.asarray(value, dtype))
 
 
+class _Record:
+    """Typing only: `flax.struct.dataclass` adds `replace` to the records below at run time."""
+
+    if TYPE_CHECKING:
+
+        def replace(self, **changes: Any) -> Self: ...
+
+
 @struct.dataclass
-class EnvParams:
-    """Research options of the JAX engine (gymnax convention); the defaults are the canonical game, bit for bit.
+class EnvParams(_Record):
+    """Research options of the JAX engine (gymnax convention).
+
+    The defaults are the canonical game, bit for bit.
 
     Every field is an array (a traced leaf under jit): changing a value, e.g.
     annealing `curriculum_prob` between training chunks, never recompiles.
@@ -48,7 +63,7 @@ class EnvParams:
 
 
 @struct.dataclass
-class Board:
+class Board(_Record):
     # player
     player_pos: jnp.ndarray  # int32 cell index
     hp: jnp.ndarray
@@ -94,7 +109,7 @@ class Board:
 
 
 @struct.dataclass
-class EnvState:
+class EnvState(_Record):
     board: Board
     seed: jnp.ndarray  # uint32
     step_index: jnp.ndarray  # uint32
@@ -105,16 +120,16 @@ class EnvState:
     pending: jnp.ndarray
     step_active: jnp.ndarray
     exit_pos: jnp.ndarray
-    history: jnp.ndarray  # int32[UNDO_DEPTH, history.ROW_SIZE]: packed boards in a ring
+    history: jnp.ndarray  # int32[UNDO_DEPTH, SNAPSHOT.row_size]: packed boards in a ring
     history_count: jnp.ndarray  # snapshots held (0..UNDO_DEPTH); rows beyond them are stale
     history_start: jnp.ndarray  # ring slot of the oldest snapshot
 
 
-def _i(v=0):
+def _i(v: int = 0) -> jax.Array:
     return jnp.asarray(v, jnp.int32)
 
 
-def _b(v=False):
+def _b(v: bool = False) -> jax.Array:
     return jnp.asarray(v, jnp.bool_)
 
 
@@ -165,9 +180,17 @@ def empty_board() -> Board:
     )
 
 
-def empty_state() -> EnvState:
-    from .history import empty_history
+# Spawn-origin flags are always false in a snapshot (protocol.md §6.5), so rows leave them out.
+ORIGIN_FLAGS = ("e_from_siphon", "e_from_sched", "t_from_siphon", "t_from_sched")
+# How an UNDO snapshot (a Board without its origin flags) packs into one history row.
+SNAPSHOT = RowLayout(empty_board(), omit=ORIGIN_FLAGS)
 
+
+def empty_history() -> jax.Array:
+    return jnp.zeros((UNDO_DEPTH, SNAPSHOT.row_size), jnp.int32)
+
+
+def empty_state() -> EnvState:
     board = empty_board()
     history = empty_history()
     return EnvState(

@@ -8,18 +8,25 @@ a function a custom batching rule that gathers the envs that need it into
 chunks, runs it only on them and scatters the results back.
 """
 
+from collections.abc import Callable
+from typing import Any, TypeVar
+
 import jax
 import jax.numpy as jnp
 from jax.custom_batching import custom_vmap
 
+Tree = TypeVar("Tree")
 
-def chunk_size(batch):
+
+def chunk_size(batch: int) -> int:
     """Envs per chunk: a small share of the batch (most steps need few or none)."""
     return max(1, min(batch, 8 + batch // 32))
 
 
-def apply_compacted(fn, need, args, base, extra=None):
-    """For a batch: base[i] <- fn(args[i]) wherever need[i], evaluating fn in chunks of needing envs.
+def apply_compacted(
+    fn: Callable[..., Any], need: jax.Array, args: Any, base: Tree, extra: Any = None
+) -> Tree:
+    """For a batch: base[i] <- fn(args[i]) wherever need[i], fn run on chunks of needing envs.
 
     With `args` None, fn reads base[i] itself: rows not yet processed still
     hold their inputs, and the loop can then update `base` in place instead
@@ -31,14 +38,17 @@ def apply_compacted(fn, need, args, base, extra=None):
     batch = need.shape[0]
     size = chunk_size(batch)
 
-    def pending(carry):
+    def pending(carry: tuple[jax.Array, Tree]) -> jax.Array:
         return jnp.any(carry[0])
 
-    def one_chunk(carry):
+    def one_chunk(carry: tuple[jax.Array, Tree]) -> tuple[jax.Array, Tree]:
         need, base = carry
         idx = jnp.nonzero(need, size=size, fill_value=batch)[0]
         safe = jnp.where(idx < batch, idx, 0)
-        pick = lambda tree: jax.tree_util.tree_map(lambda x: x[safe], tree)  # noqa: E731
+
+        def pick(tree: Any) -> Any:
+            return jax.tree_util.tree_map(lambda x: x[safe], tree)
+
         inputs = pick(base if args is None else args)
         out = jax.vmap(fn)(inputs) if extra is None else jax.vmap(fn)(inputs, pick(extra))
         base = jax.tree_util.tree_map(lambda b, o: b.at[idx].set(o, mode="drop"), base, out)
@@ -47,7 +57,7 @@ def apply_compacted(fn, need, args, base, extra=None):
     return jax.lax.while_loop(pending, one_chunk, (need, base))[1]
 
 
-def _batched(axis_size, tree, batched):
+def _batched(axis_size: int, tree: Any, batched: Any) -> Any:
     """Give every leaf that custom_vmap passed unbatched a leading batch axis."""
     return jax.tree_util.tree_map(
         lambda leaf, b: leaf if b else jnp.broadcast_to(leaf, (axis_size,) + jnp.shape(leaf)),
@@ -56,41 +66,49 @@ def _batched(axis_size, tree, batched):
     )
 
 
-def _all_batched(tree):
+def _all_batched(tree: Any) -> Any:
     return jax.tree_util.tree_map(lambda _: True, tree)
 
 
-def where_needed(fn):
-    """g(need, x) = fn(x) if need else x, for fn: pytree -> pytree of the same structure."""
+def where_needed(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """`gated(need, value, reads=(), default=None)`: fn for one env, only where `need`.
+
+    - Without `default`: `fn(value, *reads)` if need else `value` (fn keeps
+      value's structure).
+    - With `default`: fn returns a pair (new value, outputs); an env that
+      does not need it gets `(value, default)`.
+
+    `reads` are only read, never returned: under vmap they stay out of the
+    loop's carry and only the needing envs' rows of them are gathered, while
+    `value` (and `default`) are updated in place.
+    """
 
     @custom_vmap
-    def gated(need, x):
-        return jax.lax.cond(need, fn, lambda y: y, x)
+    def gated(need: jax.Array, value: Any, reads: tuple, default: Any) -> Any:
+        if default is None:
+            return jax.lax.cond(need, lambda v, r: fn(v, *r), lambda v, _: v, value, reads)
+        return jax.lax.cond(
+            need, lambda v, r, _: fn(v, *r), lambda v, _, d: (v, d), value, reads, default
+        )
 
     @gated.def_vmap
-    def _rule(axis_size, in_batched, need, x):
-        need, x = _batched(axis_size, (need, x), in_batched)
-        return apply_compacted(fn, need, None, x), _all_batched(x)
+    def _rule(
+        axis_size: int, in_batched: Any, need: Any, value: Any, reads: tuple, default: Any
+    ) -> tuple[Any, Any]:
+        need, value, reads, default = _batched(axis_size, (need, value, reads, default), in_batched)
+        if default is None:
+            out = apply_compacted(lambda v, r: fn(v, *r), need, None, value, reads)
+        else:
+            out = apply_compacted(lambda vd, r: fn(vd[0], *r), need, None, (value, default), reads)
+        return out, _all_batched(out)
 
-    return gated
+    def call(need: jax.Array, value: Any, reads: tuple = (), default: Any = None) -> Any:
+        return gated(need, value, tuple(reads), default)
 
-
-def where_needed_reading(fn):
-    """g(need, x, extra) = fn(x, extra) if need else x; `extra` is only read (see apply_compacted)."""
-
-    @custom_vmap
-    def gated(need, x, extra):
-        return jax.lax.cond(need, fn, lambda y, _: y, x, extra)
-
-    @gated.def_vmap
-    def _rule(axis_size, in_batched, need, x, extra):
-        need, x, extra = _batched(axis_size, (need, x, extra), in_batched)
-        return apply_compacted(fn, need, None, x, extra), _all_batched(x)
-
-    return gated
+    return call
 
 
-def select_rare(pred, on_true, on_false):
+def select_rare(pred: jax.Array, on_true: Tree, on_false: Tree) -> Tree:
     """Pytree jnp.where(pred, on_true, on_false) for a `pred` that is rarely true across a batch.
 
     Under vmap only the rows where pred holds are copied from `on_true` into
@@ -100,11 +118,13 @@ def select_rare(pred, on_true, on_false):
 
 
 @custom_vmap
-def _select_rare(pred, on_true, on_false):
+def _select_rare(pred: Any, on_true: Any, on_false: Any) -> Any:
     return jax.tree_util.tree_map(lambda a, b: jnp.where(pred, a, b), on_true, on_false)
 
 
 @_select_rare.def_vmap
-def _select_rare_rule(axis_size, in_batched, pred, on_true, on_false):
+def _select_rare_rule(
+    axis_size: int, in_batched: Any, pred: Any, on_true: Any, on_false: Any
+) -> tuple[Any, Any]:
     pred, on_true, on_false = _batched(axis_size, (pred, on_true, on_false), in_batched)
     return apply_compacted(lambda x: x, pred, on_true, on_false), _all_batched(on_false)

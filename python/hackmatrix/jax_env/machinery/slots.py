@@ -12,7 +12,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .constants import MAX_OCCUPANTS
+from ..constants import MAX_OCCUPANTS
 
 _LOW = 32  # slots 0..31 live in the low word, 32..34 in the high word
 _BIT_LO = np.array([1 << i if i < _LOW else 0 for i in range(MAX_OCCUPANTS)], np.uint32)
@@ -24,7 +24,7 @@ _BEFORE_LO = np.array([(1 << min(i, _LOW)) - 1 for i in range(MAX_OCCUPANTS)], n
 _BEFORE_HI = np.array([(1 << max(i - _LOW, 0)) - 1 for i in range(MAX_OCCUPANTS)], np.uint32)
 
 
-def pack(mask):
+def pack(mask: jax.Array) -> tuple[jax.Array, jax.Array]:
     """bool[..., 35] -> (lo, hi) uint32 words (two reductions of at most 32 elements)."""
     m = mask.astype(jnp.uint32)
     lo = jnp.sum(m[..., :_LOW] * _BIT_LO[:_LOW], axis=-1, dtype=jnp.uint32)
@@ -32,14 +32,14 @@ def pack(mask):
     return lo, hi
 
 
-def count(mask):
+def count(mask: jax.Array) -> jax.Array:
     """Number of true slots, int32."""
     lo, hi = pack(mask)
     return (jax.lax.population_count(lo) + jax.lax.population_count(hi)).astype(jnp.int32)
 
 
-def count_before(mask):
-    """int32[..., 35]: for each slot, the number of true slots before it (an exclusive prefix sum)."""
+def count_before(mask: jax.Array) -> jax.Array:
+    """int32[..., 35]: for each slot, the number of true slots before it (exclusive prefix sum)."""
     lo, hi = pack(mask)
     before = jax.lax.population_count(lo[..., None] & _BEFORE_LO) + jax.lax.population_count(
         hi[..., None] & _BEFORE_HI
@@ -47,7 +47,7 @@ def count_before(mask):
     return before.astype(jnp.int32)
 
 
-def _trailing_zeros(word):
+def _trailing_zeros(word: jax.Array) -> jax.Array:
     """Index of the lowest set bit of a uint32 (32 when zero)."""
     lowest = word & (~word + jnp.uint32(1))
     return jnp.where(
@@ -55,7 +55,7 @@ def _trailing_zeros(word):
     )
 
 
-def first(mask):
+def first(mask: jax.Array) -> jax.Array:
     """Index of the first true slot, 0 when none (like argmax), int32."""
     lo, hi = pack(mask)
     return jnp.where(
@@ -63,12 +63,13 @@ def first(mask):
     ).astype(jnp.int32)
 
 
-def any_true(mask):
+def any_true(mask: jax.Array) -> jax.Array:
+    """Whether any slot is true."""
     lo, hi = pack(mask)
     return (lo | hi) != 0
 
 
-def smallest(values, fill):
+def smallest(values: jax.Array, fill: jax.Array | int) -> jax.Array:
     """Minimum over the last (slot or cell) axis in pieces of at most 32 elements."""
     return jnp.minimum(
         jnp.min(values[..., :_LOW], axis=-1, initial=fill),
@@ -76,7 +77,7 @@ def smallest(values, fill):
     )
 
 
-def total(values):
+def total(values: jax.Array) -> jax.Array:
     """Sum over the last (slot) axis in pieces of at most 32 elements, keeping the dtype."""
     return jnp.sum(values[..., :_LOW], axis=-1, dtype=values.dtype) + jnp.sum(
         values[..., _LOW:], axis=-1, dtype=values.dtype
