@@ -76,39 +76,13 @@ class HackMatrixEnv:
 
     num_actions = NUM_ACTIONS
     observation_size = OBS_SIZE
+    reset = staticmethod(reset)
+    reset_from_seed = staticmethod(reset_from_seed)
+    step = staticmethod(step)
+    reset_where = staticmethod(reset_where)
+    action_mask = staticmethod(action_mask)
+    get_action_mask = action_mask
 
     @property
     def default_params(self) -> EnvParams:
         return EnvParams()
-
-    def reset(self, key: jax.Array, params: EnvParams | None = None) -> tuple[jax.Array, EnvState]:
-        return reset(key, params)
-
-    def reset_from_seed(
-        self, seed: jax.Array | int, params: EnvParams | None = None
-    ) -> tuple[jax.Array, EnvState]:
-        return reset_from_seed(seed, params)
-
-    def step(
-        self,
-        key: jax.Array,
-        state: EnvState,
-        action: jax.Array | int,
-        params: EnvParams | None = None,
-    ) -> StepResult:
-        return step(key, state, action, params)
-
-    def reset_where(
-        self,
-        key: jax.Array,
-        done: jax.Array,
-        obs: jax.Array,
-        states: EnvState,
-        params: EnvParams | None = None,
-    ) -> tuple[jax.Array, EnvState]:
-        return reset_where(key, done, obs, states, params)
-
-    def action_mask(self, state: EnvState) -> jax.Array:
-        return action_mask(state)
-
-    get_action_mask = action_mask

@@ -35,7 +35,7 @@ from .machinery.trees import select
 from .mask import action_mask
 from .programs import run_program
 from .rewards import SiphonQuality, reward_baseline, reward_components, siphon_quality
-from .state import EnvState
+from .state import Board, EnvState
 from .undo import push as push_snapshot
 
 RESET_ACTION = FIRST_PROGRAM_ACTION + RESET  # rewards.md §4.14 watches RESET
@@ -140,7 +140,7 @@ def _next_to_siphon_enemy(state: EnvState) -> jax.Array:
 
 def _execute(
     state: EnvState, action: jax.Array, history: jax.Array
-) -> tuple[EnvState, dict[str, jax.Array], jax.Array, Any, jax.Array]:
+) -> tuple[EnvState, dict[str, jax.Array], jax.Array, Board, jax.Array]:
     """An accepted action: the full step of §4 plus its reward.
 
     `state` comes without its history (None), which only UNDO reads; returns
