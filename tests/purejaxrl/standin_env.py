@@ -11,23 +11,8 @@ import flax.struct
 import jax
 import jax.numpy as jnp
 
-REWARD_COMPONENT_NAMES = (
-    "step_penalty",
-    "stage_completion",
-    "score_gain",
-    "kills",
-    "data_siphon",
-    "distance_shaping",
-    "victory",
-    "death_penalty",
-    "resource_gain",
-    "resource_holding",
-    "damage_penalty",
-    "hp_recovery",
-    "siphon_quality",
-    "program_waste",
-    "siphon_death_penalty",
-)
+from hackmatrix.names import REWARD_COMPONENT_NAMES  # the interface asks for the real names
+
 SIZE = 6
 NUM_STAGES = 3
 EXIT = jnp.array([5, 5])

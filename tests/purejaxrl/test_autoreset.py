@@ -42,6 +42,11 @@ def test_matches_reset_everything(done_count):
     jax.tree_util.tree_map(np.testing.assert_array_equal, got, want)
 
 
+def env_at(states, i):
+    """Env `i`'s state from a batch."""
+    return jax.tree_util.tree_map(lambda leaf: leaf[i], states)
+
+
 def test_env_reset_where_is_used_and_resets_exactly_the_finished_envs():
     """With hackmatrix.jax_env the env's own reset_where runs: finished envs get
     the game of their seed, the others keep state and observation."""
@@ -58,8 +63,6 @@ def test_env_reset_where_is_used_and_resets_exactly_the_finished_envs():
     )
     for i in range(num_envs):
         want_obs = fresh_obs[i] if done[i] else obs[i]
-        want = jax.tree_util.tree_map(lambda x: x[i], fresh if done[i] else state)
+        want = env_at(fresh if done[i] else state, i)
         np.testing.assert_array_equal(got_obs[i], want_obs)
-        assert J.state_to_json(
-            jax.tree_util.tree_map(lambda x: x[i], got_state)
-        ) == J.state_to_json(want)
+        assert J.state_to_json(env_at(got_state, i)) == J.state_to_json(want)

@@ -1,4 +1,6 @@
-"""Behaviour evaluation (training.md §9): batched play against a plain one-game loop, caps, loading, output.
+"""Behaviour evaluation (training.md §9).
+
+Batched play against a plain one-game loop, caps, loading, output.
 
 Every test that plays uses the random policy on the same four games with a
 batch of four, so one compiled `play_batch` serves them all (the step cap is
@@ -190,7 +192,7 @@ def test_games_still_running_at_the_cap_are_unfinished(random_result):
 
 @pytest.fixture(scope="module")
 def tiny_run(tmp_path_factory):
-    """A run directory with two saves of a 16-wide network, written by the trainer's own save_checkpoint."""
+    """A run directory with two saves of a 16-wide network, written by save_checkpoint."""
     root = tmp_path_factory.mktemp("checkpoints")
     network = make_network(16, 1)
     (root / "tiny").mkdir()
@@ -346,7 +348,7 @@ def test_training_metrics_use_the_eval_namespace(random_result):
 
 @pytest.mark.slow  # a tiny training run: about a minute with a warm compilation cache
 def test_each_checkpoint_logs_its_evaluation(tmp_path, capsys):
-    """A tiny training run with the evaluation on: one eval/* record per save, after the chunk's record."""
+    """A tiny run with the evaluation on: one eval/* record per save, after the chunk's record."""
     from test_runs import BATCH, read_metrics, train
 
     assert (
@@ -372,7 +374,7 @@ def test_each_checkpoint_logs_its_evaluation(tmp_path, capsys):
 
 
 def test_program_names_match_the_engine():
-    """behaviour.py keeps its own copy (purejaxrl imports no game module at import time)."""
+    """behaviour.py takes them from hackmatrix.names, which must agree with the engine."""
     from hackmatrix.jax_env import constants
 
     assert bh.PROGRAM_NAMES == constants.PROGRAM_NAMES

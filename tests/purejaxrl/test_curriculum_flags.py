@@ -1,4 +1,7 @@
-"""Curriculum-start flags (training.md §1.7): parsing, presets, checks, the anneal schedule, resume."""
+"""Curriculum-start flags (training.md §1.7).
+
+Parsing, presets, checks, the anneal schedule, resume.
+"""
 
 import jax
 import jax.numpy as jnp
@@ -123,7 +126,7 @@ def test_resume_without_curriculum_flags_continues_the_stored_curriculum():
 
 
 def test_a_new_probability_does_not_recompile_the_reset():
-    """The probability is a traced array of a fixed dtype: annealing reuses the compiled function."""
+    """The probability is a traced array of one dtype: annealing reuses the compiled function."""
     curriculum = cf.resolve(config_of("--curriculum", "late"))
     reset_where = jax.jit(jax_env.reset_where)
     obs, states = jax.jit(jax.vmap(jax_env.reset_from_seed, in_axes=(0, None)))(

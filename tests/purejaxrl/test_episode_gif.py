@@ -41,11 +41,14 @@ def test_each_checkpoint_writes_one_frame_per_step(gif_run):
     # Replay the final parameters' episode (host params, like the trainer: a cache hit).
     network = make_network(32, 2)
     params = load_params(run_dir / "params_4.npz")
-    play = lambda: jax.device_get(
-        play_episode(
-            jax.random.PRNGKey(0), params, env=env, network=network, max_steps=DEFAULT_MAX_STEPS
+
+    def play():
+        return jax.device_get(
+            play_episode(
+                jax.random.PRNGKey(0), params, env=env, network=network, max_steps=DEFAULT_MAX_STEPS
+            )
         )
-    )
+
     episode = play()
     length = int(episode["length"])
     assert 1 <= length <= DEFAULT_MAX_STEPS

@@ -12,6 +12,10 @@ step's split, so the outcome is identical to the reset-everything version.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
 import jax
 import jax.numpy as jnp
 
@@ -21,8 +25,8 @@ def reset_slots(num_envs: int) -> int:
     return min(num_envs, max(4, num_envs // 8))
 
 
-def make_auto_reset(env, env_params, num_envs: int):
-    """auto_reset(reset_key, done, state, obs, params=None) -> (state, obs) for a batch of `num_envs`.
+def make_auto_reset(env: ModuleType, env_params: Any, num_envs: int) -> Callable[..., Any]:
+    """`auto_reset(reset_key, done, state, obs, params=None) -> (state, obs)` for `num_envs` envs.
 
     New games follow `params` when given (e.g. the chunk's traced curriculum
     params, training.md §1.7), else `env_params`.

@@ -31,12 +31,22 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
+import flax.linen as nn
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ..names import (
+    FIRST_PROGRAM_ACTION,
+    LAST_STAGE,
+    NUM_PROGRAMS,
+    PROGRAM_NAMES,
+    SIPHON_ACTION,
+    Program,
+)
 from . import distribution
 
 RANDOM = "random"
@@ -46,36 +56,9 @@ DEFAULT_MAX_STEPS = 1000
 DEFAULT_BATCH = 256
 MAX_GAME_INDEX = 2**31 - 1  # PRNGKey(i) of a traced int32
 
-NUM_PROGRAMS = 23
-PROGRAM_NAMES = (
-    "push",
-    "pull",
-    "crash",
-    "warp",
-    "poly",
-    "wait",
-    "debug",
-    "row",
-    "col",
-    "undo",
-    "step",
-    "siph+",
-    "exch",
-    "show",
-    "reset",
-    "calm",
-    "d_bom",
-    "delay",
-    "anti-v",
-    "score",
-    "reduc",
-    "atk+",
-    "hack",
-)  # game-rules.md §1.6, program p = action 5 + p
-SIPHON_ACTION = 4
-RESET_ACTION = 5 + PROGRAM_NAMES.index("reset")
-MAX_HP = 3
-NUM_STAGES = 8
+RESET_ACTION = FIRST_PROGRAM_ACTION + Program.RESET
+MAX_HP = 3  # the player's (game-rules.md §1)
+NUM_STAGES = LAST_STAGE
 # How each game ended (`end` code = index).
 ENDS = ("won", "died_enemy", "died_siphon_enemy", "died_other", "unfinished")
 WON, DIED_ENEMY, DIED_SIPHON_ENEMY, DIED_OTHER, UNFINISHED = range(len(ENDS))
@@ -97,12 +80,14 @@ def _enemy_adjacent(board) -> jnp.ndarray:
     return jnp.any(board.e_active & (distance == 1))
 
 
-def step_facts(state, action, next_state, reward, done, info) -> dict:
+def step_facts(
+    state: Any, action: jax.Array, next_state: Any, reward: jax.Array, done: jax.Array, info: dict
+) -> dict:
     """Per-game counters of one step (unbatched); see training.md §9.2 for their meaning."""
     comps = info["reward_components"]
     before, after = state.board, next_state.board
     is_siphon = action == SIPHON_ACTION
-    is_program = action >= 5
+    is_program = action >= FIRST_PROGRAM_ACTION
     gained_programs = jnp.sum(after.owned) - jnp.sum(before.owned)
     gained_anything = (
         (after.score != before.score)
@@ -132,7 +117,9 @@ def step_facts(state, action, next_state, reward, done, info) -> dict:
         "pickups": (comps["data_siphon"] > 0).astype(jnp.int32),
         "kills": jnp.round(comps["kills"] / KILL_REWARD).astype(jnp.int32),
         "invalid_actions": info["invalid_action"].astype(jnp.int32),
-        "program_uses": (is_program & (jnp.arange(NUM_PROGRAMS) == action - 5)).astype(jnp.int32),
+        "program_uses": (
+            is_program & (jnp.arange(NUM_PROGRAMS) == action - FIRST_PROGRAM_ACTION)
+        ).astype(jnp.int32),
         "resets_by_hp": ((action == RESET_ACTION) & (jnp.arange(MAX_HP + 1) == before.hp)).astype(
             jnp.int32
         ),
@@ -161,11 +148,24 @@ def _choose(mode, network, params, obs, mask, action_keys):
         logits, _ = network.apply(params, obs)
     if mode == "greedy":
         return distribution.greedy(logits, mask)
-    return jax.vmap(lambda k, l, m: distribution.sample(k, l, m)[0])(action_keys, logits, mask)
+
+    def sample_one(key, game_logits, game_mask):
+        return distribution.sample(key, game_logits, game_mask)[0]
+
+    return jax.vmap(sample_one)(action_keys, logits, mask)
 
 
 @partial(jax.jit, static_argnames=("env", "network", "mode"))
-def play_batch(game_indices, policy_key, params, max_steps, *, env, network, mode):
+def play_batch(
+    game_indices: jax.Array,
+    policy_key: jax.Array,
+    params: Any,
+    max_steps: int,
+    *,
+    env: ModuleType,
+    network: nn.Module | None,
+    mode: str,
+) -> dict[str, jax.Array]:
     """Play one game per entry of `game_indices` (int32[B]) to its end or `max_steps` steps.
 
     Returns per-game arrays: the `step_facts` totals plus `final_stage`
@@ -196,9 +196,10 @@ def play_batch(game_indices, policy_key, params, max_steps, *, env, network, mod
         action = _choose(mode, network, params, obs, mask, keys[:, 0])
         next_obs, next_state, done, facts = step_with_facts(keys[:, 1], state, action)
         totals = _add_step(totals, facts, live)
-        keep = lambda old, new: jnp.where(
-            live.reshape(live.shape + (1,) * (new.ndim - 1)), new, old
-        )
+
+        def keep(old, new):  # finished games stay as they ended
+            return jnp.where(live.reshape(live.shape + (1,) * (new.ndim - 1)), new, old)
+
         state = jax.tree_util.tree_map(keep, state, next_state)
         return t + 1, keep(obs, next_obs), state, live & ~done, totals
 
@@ -230,7 +231,7 @@ class Policy:
 
 
 def play_games(
-    env,
+    env: ModuleType,
     policy: Policy,
     mode: str,
     *,
@@ -240,7 +241,9 @@ def play_games(
     batch: int = DEFAULT_BATCH,
     seed: int = 0,
 ) -> dict:
-    """Play games `first_game .. first_game + episodes - 1`; per-game numpy arrays (see `play_batch`).
+    """Play games `first_game .. first_game + episodes - 1`.
+
+    Returns per-game numpy arrays (see `play_batch`).
 
     The last batch is padded to the batch size (padding games are dropped)
     so every batch reuses one compiled function.
@@ -286,7 +289,8 @@ def check_settings(
             raise EvaluationError(f"{name} must be at least 1, got {value}")
     if first_game < 0 or first_game + episodes - 1 > MAX_GAME_INDEX:
         raise EvaluationError(
-            f"game indices {first_game}..{first_game + episodes - 1} must lie in 0..{MAX_GAME_INDEX}"
+            f"game indices {first_game}..{first_game + episodes - 1} "
+            f"must lie in 0..{MAX_GAME_INDEX}"
         )
 
 
@@ -358,7 +362,7 @@ class Result:
         return self.label if self.mode == RANDOM else f"{self.label} ({self.mode})"
 
 
-def evaluate_policy(env, policy: Policy, mode: str, **settings) -> Result:
+def evaluate_policy(env: ModuleType, policy: Policy, mode: str, **settings: int) -> Result:
     start = time.perf_counter()
     games = play_games(env, policy, mode, **settings)
     return Result(
@@ -489,7 +493,10 @@ def report(results: list[Result], settings: dict) -> dict:
 
 
 def write_png(results: list[Result], path: Path) -> Path:
-    """Four panels, one bar per result in each group: final stage, how games ended, programs, siphons."""
+    """Four panels, one bar per result in each group.
+
+    The panels: final stage, how games ended, programs, siphons.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -592,12 +599,12 @@ def training_metrics(summary: dict, seconds: float) -> dict[str, float]:
 
 
 class CheckpointEvaluation:
-    """Plays the fixed evaluation games at each checkpoint; never raises (a failure is a warning)."""
+    """Plays the fixed evaluation games at each checkpoint; a failure is a warning, never raised."""
 
     def __init__(
         self,
-        env,
-        network,
+        env: ModuleType,
+        network: nn.Module,
         *,
         episodes: int,
         mode: str = "greedy",
@@ -614,7 +621,7 @@ class CheckpointEvaluation:
         )
         self.say = say
 
-    def run(self, update: int, params) -> dict[str, float] | None:
+    def run(self, update: int, params: Any) -> dict[str, float] | None:
         try:
             result = evaluate_policy(
                 self.env,
@@ -624,14 +631,17 @@ class CheckpointEvaluation:
             )
         except Exception as error:
             self.say(
-                f"WARNING: behaviour evaluation at update {update} failed ({type(error).__name__}: {error})"
+                f"WARNING: behaviour evaluation at update {update} failed "
+                f"({type(error).__name__}: {error})"
             )
             return None
         s = result.summary
         self.say(
-            f"Eval ({self.mode}, {s['episodes']} games, {result.seconds:.1f} s): return {s['mean_return']:.2f}, "
+            f"Eval ({self.mode}, {s['episodes']} games, {result.seconds:.1f} s): "
+            f"return {s['mean_return']:.2f}, "
             f"length {s['mean_length']:.1f}, stage {s['mean_final_stage']:.2f}, exit rate "
             f"{s['stage1_exit_rate']:.3f}, wins {s['ends']['won']}, unfinished {s['unfinished']}, "
-            f"siphons {s['siphons_per_episode']:.2f}/game, programs {s['programs_per_episode']:.2f}/game"
+            f"siphons {s['siphons_per_episode']:.2f}/game, "
+            f"programs {s['programs_per_episode']:.2f}/game"
         )
         return training_metrics(s, result.seconds)

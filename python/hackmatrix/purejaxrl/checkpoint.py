@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import flax.linen as nn
 import jax
 import numpy as np
 
@@ -65,7 +66,7 @@ def atomic_write(path: Path, write: Callable[[io.BufferedWriter], None]) -> Path
     return path
 
 
-def flatten_params(params) -> dict[str, np.ndarray]:
+def flatten_params(params: Any) -> dict[str, np.ndarray]:
     """`{"params": {"Dense_0": {"kernel": ...}}}` -> `{"params.Dense_0.kernel": ...}`."""
     flat = {}
 
@@ -80,8 +81,11 @@ def flatten_params(params) -> dict[str, np.ndarray]:
     return flat
 
 
-def save_params_npz(path: Path, params) -> Path:
-    return atomic_write(path, lambda f: np.savez(f, **flatten_params(params)))
+def save_params_npz(path: Path, params: Any) -> Path:
+    """Write the parameters as a `.npz` of dotted keys (see `flatten_params`)."""
+    # Any: numpy's stub reads a ** of str keys as possibly its bool `allow_pickle`.
+    arrays: dict[str, Any] = flatten_params(params)
+    return atomic_write(path, lambda f: np.savez(f, **arrays))
 
 
 def _host(tree):
@@ -91,7 +95,7 @@ def _host(tree):
 def save_checkpoint(
     run_dir: Path,
     step: int,
-    runner,
+    runner: Any,
     config: dict,
     *,
     metrics: dict,
@@ -197,8 +201,13 @@ def _match_tree(path: Path, what: str, template, stored):
 
 
 def restore_runner(
-    path: Path, payload: dict, template, *, reset_optimizer: bool = False, restore_env: bool = True
-):
+    path: Path,
+    payload: dict,
+    template: Any,
+    *,
+    reset_optimizer: bool = False,
+    restore_env: bool = True,
+) -> tuple[Any, bool]:
     """Fill a freshly initialised runner state from a checkpoint payload.
 
     Params always come from the checkpoint; Adam state unless
@@ -424,7 +433,7 @@ def stored_config(path: Path) -> dict:
         return {}
 
 
-def network_from_config(config: dict):
+def network_from_config(config: dict) -> nn.Module:
     """Rebuild a run's network from its stored config (see `network.network_from_config`)."""
     from .network import network_from_config as build
 

@@ -15,6 +15,8 @@ import time
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 from ..run_names import git_commit
 from . import config as cfg
@@ -45,15 +47,15 @@ from .metrics import MetricsLogger, add_progress, aggregate_chunk, read_metrics_
 class StopRequest:
     """Turns SIGINT/SIGTERM into a flag checked between chunks (jit calls cannot be interrupted)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.signal_name: str | None = None
-        self._previous = {}
+        self._previous: dict[int, Any] = {}  # signal number -> the handler it replaced
 
-    def install(self):
+    def install(self) -> None:
         for sig in (signal.SIGINT, signal.SIGTERM):
             self._previous[sig] = signal.signal(sig, self._handle)
 
-    def restore(self):
+    def restore(self) -> None:
         for sig, handler in self._previous.items():
             signal.signal(sig, handler)
 
@@ -73,7 +75,8 @@ def print_autoscale(report: cfg.AutoScaleReport, lr: float) -> None:
     for key in ("num_minibatches", "minibatch_size", "update_epochs", "gradient_steps"):
         print(f"  {key:16s} {report.before[key]:>8,} -> {report.after[key]:,}")
     print(
-        f"  LR hint: lr x gradient_steps ~ {cfg.LR_STEPS_PRODUCT:g} suggests --lr {report.lr_hint:.3g} "
+        f"  LR hint: lr x gradient_steps ~ {cfg.LR_STEPS_PRODUCT:g} "
+        f"suggests --lr {report.lr_hint:.3g} "
         f"(current {lr:g}; never changed automatically)"
     )
 
@@ -114,13 +117,13 @@ def print_config_table(config: cfg.TrainConfig) -> None:
     print("+" + "-" * width + "+")
 
 
-def load_env(module_name: str):
+def load_env(module_name: str) -> ModuleType:
     import importlib
 
     return importlib.import_module(module_name)
 
 
-def main(argv: Sequence[str] | None = None, env=None) -> int:
+def main(argv: Sequence[str] | None = None, env: ModuleType | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = cfg.build_parser().parse_args(argv)
     explicit = cfg.explicit_flags(argv)
@@ -163,7 +166,8 @@ def _train(args, explicit, env) -> int:
     # Loaded here so a bad --reward-weights name fails before a run directory exists.
     env = env if env is not None else load_env(args.env_module)
     cfg.check_reward_weight_names(config.reward_weights, env.REWARD_COMPONENT_NAMES)
-    # Curriculum starts (§1.7): a resume without --curriculum* flags continues the checkpoint's schedule.
+    # Curriculum starts (§1.7): a resume without --curriculum* flags continues the
+    # checkpoint's schedule.
     curriculum_note = (
         curriculum_flags.inherit_from_checkpoint(config, payload["config"], explicit)
         if payload is not None
@@ -175,12 +179,20 @@ def _train(args, explicit, env) -> int:
             env, curriculum, curriculum.p0
         )  # the game's own checks, before compiling
 
-    def chunk_env_args(update: int) -> tuple:
-        """Extra train_chunk arguments: the env params at `update`'s curriculum probability (traced)."""
+    def env_params_at(update: int) -> Any:
+        """The env params at `update`'s curriculum probability; None without a curriculum.
+
+        The probability is traced, so a new value does not recompile.
+        """
         if curriculum is None:
-            return ()
+            return None
         probability = curriculum.probability(update, config.num_updates)
-        return (curriculum_flags.env_params_for(env, curriculum, probability),)
+        return curriculum_flags.env_params_for(env, curriculum, probability)
+
+    def chunk_env_args(update: int) -> tuple[Any, ...]:
+        """Extra train_chunk arguments: the curriculum's env params, if there is one."""
+        params = env_params_at(update)
+        return () if params is None else (params,)
 
     devices = describe_devices()
     is_main = devices["process_index"] == 0
@@ -216,6 +228,7 @@ def _train(args, explicit, env) -> int:
     # ------------------------------------------------------------ run identity
     start_update, last_logged, timesteps, history = 0, -1, 0, []
     if payload is not None:
+        assert resume_path is not None  # the payload was read from it
         run_dir = resume_path.parent
         run_name = run_dir.name
         start_update = payload["step"]
@@ -225,13 +238,16 @@ def _train(args, explicit, env) -> int:
         stored = payload["config"]
         if (stored.get("num_envs"), stored.get("num_steps")) != (config.num_envs, config.num_steps):
             say(
-                f"WARNING: batch shape changed from {stored.get('num_envs')}x{stored.get('num_steps')} "
-                f"to {config.num_envs}x{config.num_steps}; Adam moments were tuned to the old batch "
+                "WARNING: batch shape changed from "
+                f"{stored.get('num_envs')}x{stored.get('num_steps')} "
+                f"to {config.num_envs}x{config.num_steps}; "
+                "Adam moments were tuned to the old batch "
                 f"(consider --reset-optimizer or a fresh run)"
             )
         if stored.get("reward_weights") != config.reward_weights:
             say(
-                f"Note: reward weights change from {cfg.format_reward_weights(stored.get('reward_weights'))} "
+                "Note: reward weights change from "
+                f"{cfg.format_reward_weights(stored.get('reward_weights'))} "
                 f"to {cfg.format_reward_weights(config.reward_weights)}"
             )
         stored = {"network": "mlp", **stored}  # checkpoints from before --network are mlp
@@ -301,7 +317,7 @@ def _train(args, explicit, env) -> int:
     # ---------------------------------------------------------- build and init
     env = env if env is not None else load_env(args.env_module)
     mesh = make_mesh(jax.devices())
-    trainer = make_train(config, env, *chunk_env_args(start_update), mesh=mesh)
+    trainer = make_train(config, env, env_params_at(start_update), mesh=mesh)
     if is_main:
         from .network import describe_network
 
@@ -320,6 +336,7 @@ def _train(args, explicit, env) -> int:
         )
     runner = trainer.init(jax.random.PRNGKey(config.seed))
     if payload is not None:
+        assert resume_path is not None  # the payload was read from it
         runner, env_restored = restore_runner(
             resume_path, payload, to_host(runner), reset_optimizer=args.reset_optimizer
         )
@@ -336,12 +353,12 @@ def _train(args, explicit, env) -> int:
     stop.install()
     update = start_update
     last_metrics: dict = payload["metrics"] if payload else {}
-    last_save_update, last_save_time = update, None
+    last_save_update, last_save_time = update, time.time()  # reset after the first chunk
 
     def save(reason: str, with_extras: bool = True):
-        """Checkpoint files, then (unless `with_extras` is off) the episode GIF and the eval/* games."""
+        """Checkpoint files, then (if `with_extras`) the episode GIF and the eval/* games."""
         host_runner = to_host(runner)  # on every process: the env batch is gathered from all
-        if not is_main:
+        if logger is None:  # only the main process writes files
             return
         pkl, npz = save_checkpoint(
             run_dir,
@@ -447,7 +464,7 @@ def _train(args, explicit, env) -> int:
             return 0
 
         save("final")
-        if is_main:
+        if logger is not None:  # the main process
             final = save_params_npz(run_dir / "final_params.npz", runner.train_state.params)
             logger.upload(final, "final-model")
         say(

@@ -71,11 +71,18 @@ class TrainConfig:
 
     @property
     def minibatch_size(self) -> int:
-        return self.batch_size // self.num_minibatches
+        return self.batch_size // self._resolved("num_minibatches")
 
     @property
     def gradient_steps(self) -> int:
-        return self.num_minibatches * self.update_epochs
+        return self._resolved("num_minibatches") * self._resolved("update_epochs")
+
+    def _resolved(self, name: str) -> int:
+        """`num_minibatches` / `update_epochs`, which are None until auto-scaling sets them."""
+        value = getattr(self, name)
+        if value is None:
+            raise ValueError(f"{name} is unset: call auto_scale_for_batch_size first")
+        return value
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -123,14 +130,13 @@ def auto_scale_for_batch_size(config: TrainConfig) -> AutoScaleReport:
     else:
         scaled_minibatches = min(REFERENCE_MINIBATCHES * scale, MAX_MINIBATCHES)
         scaled_epochs = max(MIN_SCALED_EPOCHS, REFERENCE_EPOCHS // scale)
-    if given_minibatches is None:
-        config.num_minibatches = scaled_minibatches
-    if given_epochs is None:
-        config.update_epochs = scaled_epochs
+    minibatches = scaled_minibatches if given_minibatches is None else given_minibatches
+    epochs = scaled_epochs if given_epochs is None else given_epochs
+    config.num_minibatches, config.update_epochs = minibatches, epochs
 
     after = {
-        "num_minibatches": config.num_minibatches,
-        "update_epochs": config.update_epochs,
+        "num_minibatches": minibatches,
+        "update_epochs": epochs,
         "minibatch_size": config.minibatch_size,
         "gradient_steps": config.gradient_steps,
     }
@@ -228,9 +234,7 @@ def parse_reward_weights(text: str) -> dict[str, float]:
     return weights
 
 
-def check_reward_weight_names(
-    weights: dict[str, float] | None, valid_names: Sequence[str]
-) -> None:
+def check_reward_weight_names(weights: dict[str, float] | None, valid_names: Sequence[str]) -> None:
     """Reject weights for components the game does not report, listing the valid names."""
     if weights is None:
         return
@@ -313,30 +317,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="S:W,...",
         help="weights of the starting stages 1..8, e.g. 1:0.5,2:0.1,8:0.4 (default 1:1)",
     )
-    g.add_argument(
-        "--curriculum-programs",
-        default=None,
-        metavar="A-B",
-        help="programs owned at a curriculum start: a count uniform in A..B (23: all)",
-    )
-    g.add_argument(
-        "--curriculum-credits",
-        default=None,
-        metavar="A-B",
-        help="credits added to the starting bonus, uniform in A..B",
-    )
-    g.add_argument(
-        "--curriculum-energy",
-        default=None,
-        metavar="A-B",
-        help="energy added to the starting bonus, uniform in A..B",
-    )
-    g.add_argument(
-        "--curriculum-data-siphons",
-        default=None,
-        metavar="A-B",
-        help="data siphons added to the starting bonus, uniform in A..B",
-    )
+    for flag, what in (
+        ("programs", "programs owned at a curriculum start: a count uniform in A..B (23: all)"),
+        ("credits", "credits added to the starting bonus, uniform in A..B"),
+        ("energy", "energy added to the starting bonus, uniform in A..B"),
+        ("data-siphons", "data siphons added to the starting bonus, uniform in A..B"),
+    ):
+        g.add_argument(f"--curriculum-{flag}", default=None, metavar="A-B", help=what)
     g.add_argument(
         "--curriculum-p0",
         type=float,

@@ -32,7 +32,7 @@ def format_duration(seconds: float | None) -> str:
     return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
 
 
-def format_value(value) -> str:
+def format_value(value: float | None) -> str:
     """Compact and readable for anything from 1e-5 to millions."""
     if value is None:
         return "-"
@@ -93,7 +93,8 @@ def chunk_line(
         f"length {_num(metrics, 'train/mean_episode_length', '.1f')}",
         f"stage max {'-' if stage_max is None else f'{stage_max:.0f}'} "
         f"mean {_num(metrics, 'stats/mean_final_stage', '.2f')}",
-        f"entropy {_num(metrics, 'train/entropy', '.3f')} kl {_num(metrics, 'train/approx_kl', '.4f')} "
+        f"entropy {_num(metrics, 'train/entropy', '.3f')} "
+        f"kl {_num(metrics, 'train/approx_kl', '.4f')} "
         f"clip {_num(metrics, 'train/clip_frac', '.3f')}",
         f"siphon {_num(metrics, 'actions/siphon_frac', '.4f')} "
         f"program {_num(metrics, 'actions/program_frac', '.4f')}",

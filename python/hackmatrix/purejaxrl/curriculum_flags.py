@@ -1,4 +1,6 @@
-"""Curriculum-start flags of the trainer (training.md §1.1, §1.7): parsing, presets, checks, the anneal schedule.
+"""Curriculum-start flags of the trainer (training.md §1.1, §1.7).
+
+Parsing, presets, checks and the anneal schedule.
 
 Plain Python (no JAX), so bad values fail with the flag's name before anything
 is built. The game side (which starts are legal, how they are drawn) is
@@ -10,10 +12,12 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from types import ModuleType
 from typing import Any
 
-NUM_STAGES = 8  # game-rules.md §0, LAST_STAGE
-NUM_PROGRAMS = 23  # game-rules.md §1.6
+from ..names import LAST_STAGE, NUM_PROGRAMS
+
+NUM_STAGES = LAST_STAGE  # game-rules.md §0
 
 # Named curricula (`--curriculum NAME`); any field flag given beside a preset overrides that field.
 PRESETS: dict[str, dict[str, str]] = {
@@ -95,7 +99,10 @@ class Curriculum:
 
 
 def parse_stages(text: str) -> tuple[float, ...]:
-    """`"1:0.5,2:0.1,8:0.4"` -> weights of stages 1..8 (stages not named weigh 0; need not sum to 1)."""
+    """`"1:0.5,2:0.1,8:0.4"` -> weights of stages 1..8.
+
+    Stages not named weigh 0; the weights need not sum to 1.
+    """
     weights = [0.0] * NUM_STAGES
     seen = set()
     for item in text.split(","):
@@ -113,7 +120,8 @@ def parse_stages(text: str) -> tuple[float, ...]:
             ) from None
         if not math.isfinite(value) or value < 0:
             raise ValueError(
-                f"--curriculum-stages: weight of stage {stage} must be finite and >= 0, got {weight!r}"
+                f"--curriculum-stages: weight of stage {stage} must be finite and >= 0, "
+                f"got {weight!r}"
             )
         if int(stage) in seen:
             raise ValueError(f"--curriculum-stages: stage {stage} is given twice")
@@ -142,7 +150,10 @@ def parse_range(text: str, flag: str, top: int | None = None) -> tuple[int, int]
 
 
 def resolve(config: Any) -> Curriculum | None:
-    """The curriculum the config asks for, or None (canonical starts only). Raises ValueError on bad values."""
+    """The curriculum the config asks for, or None (canonical starts only).
+
+    Raises ValueError on bad values.
+    """
     given = {name: getattr(config, f"curriculum_{name}") for name in FIELDS}
     if config.curriculum is None and all(v is None for v in given.values()):
         if config.curriculum_anneal is not None or config.curriculum_p0 != 1.0:
@@ -177,7 +188,7 @@ def resolve(config: Any) -> Curriculum | None:
 
 
 def inherit_from_checkpoint(config: Any, stored: dict, explicit: set[str]) -> str | None:
-    """On resume without any curriculum flag, continue the checkpoint's curriculum (and so its schedule).
+    """On resume without any curriculum flag, continue the checkpoint's curriculum and schedule.
 
     Returns a line to print when something was taken over, else None.
     """
@@ -188,10 +199,13 @@ def inherit_from_checkpoint(config: Any, stored: dict, explicit: set[str]) -> st
         return None
     for name, value in taken.items():
         setattr(config, name, value)
-    return "Curriculum: continuing the checkpoint's settings (give a --curriculum* flag to change them)"
+    return (
+        "Curriculum: continuing the checkpoint's settings "
+        "(give a --curriculum* flag to change them)"
+    )
 
 
-def env_params_for(env, curriculum: Curriculum | None, probability: float):
+def env_params_for(env: ModuleType, curriculum: Curriculum | None, probability: float) -> Any:
     """The env's params for one chunk: the canonical `EnvParams()` when there is no curriculum."""
     if curriculum is None:
         return env.EnvParams()

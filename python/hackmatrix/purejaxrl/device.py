@@ -10,6 +10,7 @@ process must make these calls in the same order.
 from __future__ import annotations
 
 import os
+from typing import Any
 
 # The one persistent compilation cache of the project (training.md §8), re-exported here.
 from hackmatrix.jax_cache import enable_compilation_cache  # noqa: F401
@@ -86,7 +87,7 @@ def describe_devices() -> dict:
     }
 
 
-def to_host(tree):
+def to_host(tree: Any) -> Any:
     """numpy copy of a pytree of global values.
 
     Replicated arrays use the local copy. Arrays sharded over other hosts

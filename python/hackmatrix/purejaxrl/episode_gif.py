@@ -29,13 +29,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
+import flax.linen as nn
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from . import distribution
+
+if TYPE_CHECKING:  # the logger is passed in; importing it here is for the hint only
+    from .metrics import MetricsLogger
 
 DEFAULT_MAX_STEPS = 200
 DEFAULT_FPS = 4.0
@@ -45,7 +50,9 @@ WANDB_KEY = "episode/gif"
 
 
 @partial(jax.jit, static_argnames=("env", "network", "max_steps"))
-def play_episode(key, params, *, env, network, max_steps: int):
+def play_episode(
+    key: jax.Array, params: Any, *, env: ModuleType, network: nn.Module, max_steps: int
+) -> dict[str, jax.Array]:
     """Play one greedy episode of at most `max_steps` steps on a single env.
 
     Returns a dict of arrays with a leading time axis: `states` (max_steps + 1
@@ -95,13 +102,18 @@ def play_episode(key, params, *, env, network, max_steps: int):
     }
 
 
+def _frame(states, t: int):
+    """The state at step `t` of an episode's stacked states."""
+    return jax.tree_util.tree_map(lambda leaf: leaf[t], states)
+
+
 class EpisodeGif:
     """Plays and renders one episode per checkpoint; never raises."""
 
     def __init__(
         self,
-        env,
-        network,
+        env: ModuleType,
+        network: nn.Module,
         run_dir: Path,
         *,
         seed: int = 0,
@@ -122,7 +134,7 @@ class EpisodeGif:
         if not hasattr(env, "state_to_json"):
             self._disable(f"the game module {getattr(env, '__name__', env)!s} has no state_to_json")
 
-    def record(self, update: int, params, logger=None) -> Path | None:
+    def record(self, update: int, params: Any, logger: MetricsLogger | None = None) -> Path | None:
         """Write `episode_{update}.gif`, log it to W&B if a run is active; return the path."""
         if self.disabled_reason is not None:
             return None
@@ -149,14 +161,14 @@ class EpisodeGif:
         self._log_to_wandb(update, path, int(episode["length"]), logger)
         return path
 
-    def render_frames(self, episode: dict, render_rgb) -> list[np.ndarray]:
+    def render_frames(
+        self, episode: dict, render_rgb: Callable[..., np.ndarray]
+    ) -> list[np.ndarray]:
         names = self.env.REWARD_COMPONENT_NAMES
         length = int(episode["length"])
         frames = []
         for t in range(length + 1):
-            state = self.env.state_to_json(
-                jax.tree_util.tree_map(lambda x: x[t], episode["states"])
-            )
+            state = self.env.state_to_json(_frame(episode["states"], t))
             step_info = {}
             if t > 0:
                 step_info = dict(

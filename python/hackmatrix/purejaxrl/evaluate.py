@@ -8,7 +8,10 @@ rate (share of finished episodes that ended on stage 2 or later).
 from __future__ import annotations
 
 from functools import partial
+from types import ModuleType
+from typing import Any
 
+import flax.linen as nn
 import jax
 import jax.numpy as jnp
 
@@ -61,7 +64,14 @@ def _rollout_sums(key, params, *, env, network, num_envs, num_steps, policy):
 
 
 def evaluate(
-    env, network, params, key, *, num_envs: int = 64, num_steps: int = 256, policy: str = "sample"
+    env: ModuleType,
+    network: nn.Module,
+    params: Any,
+    key: jax.Array,
+    *,
+    num_envs: int = 64,
+    num_steps: int = 256,
+    policy: str = "sample",
 ) -> dict[str, float]:
     if policy not in POLICIES:
         raise ValueError(f"policy must be one of {POLICIES}, got {policy!r}")

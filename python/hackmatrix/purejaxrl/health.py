@@ -109,7 +109,12 @@ def _mean(values: Iterable[float]) -> float:
 
 # ------------------------------------------------------------ check builders
 def threshold_check(
-    name, metric, healthy, remedy, problem: Callable[[float], bool], clear: Callable[[float], bool]
+    name: str,
+    metric: str,
+    healthy: str,
+    remedy: str,
+    problem: Callable[[float], bool],
+    clear: Callable[[float], bool],
 ) -> Check:
     """A check on the latest value of one metric, with a problem and a clear test."""
 

@@ -17,16 +17,25 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-NUM_ACTIONS = 28
-OBS_SIZE = 1545
+from ..names import (
+    ACTION_COUNT,
+    CELL_FEATURES,
+    GRID_OFFSET,
+    GRID_SIZE,
+    OBS_SIZE,
+    PLAYER_FEATURES,
+    PROGRAM_FEATURES,
+)
+
+NUM_ACTIONS = ACTION_COUNT
 NETWORKS = ("mlp", "grid")
 
 # Flat observation layout (observation.md §2, §8): player ‖ programs ‖ grid.
-PLAYER_SIZE = 10
-PROGRAMS_SIZE = 23
-GRID_START = PLAYER_SIZE + PROGRAMS_SIZE
-BOARD = 6
-GRID_CHANNELS = 42
+PLAYER_SIZE = PLAYER_FEATURES
+PROGRAMS_SIZE = PROGRAM_FEATURES
+GRID_START = GRID_OFFSET
+BOARD = GRID_SIZE
+GRID_CHANNELS = CELL_FEATURES
 
 # The grid network's default sizes (its other sizes are --hidden-dim / --num-layers).
 CELL_DIM = 16  # per-cell features after the shared encoder and after each convolution
@@ -58,8 +67,11 @@ class ActorCritic(nn.Module):
         return logits.astype(jnp.float32), jnp.squeeze(value, -1).astype(jnp.float32)
 
 
-def player_plane(player):
-    """f[..., 6, 6, 1]: 1.0 on the player's cell. The grid channels do not mark it (observation.md §5)."""
+def player_plane(player: jax.Array) -> jax.Array:
+    """f[..., 6, 6, 1]: 1.0 on the player's cell.
+
+    The grid channels do not mark it (observation.md §5).
+    """
     row = player[..., 0:1, None] * (BOARD - 1)  # sat(row / 5) * 5, within rounding of an integer
     col = player[..., 1:2, None] * (BOARD - 1)
     rows = jnp.arange(BOARD, dtype=player.dtype)[:, None]
@@ -141,9 +153,12 @@ class GridActorCritic(nn.Module):
 
 
 def make_network(
-    hidden_dim: int, num_layers: int, bf16: bool = False, network: str = "mlp", **grid_sizes
+    hidden_dim: int, num_layers: int, bf16: bool = False, network: str = "mlp", **grid_sizes: Any
 ) -> nn.Module:
-    """The network named by `--network`; `grid_sizes` (cell_dim, num_convs, cell_out_dim) for grid only."""
+    """The network named by `--network`.
+
+    `grid_sizes` (cell_dim, num_convs, cell_out_dim) applies to grid only.
+    """
     dtype = jnp.bfloat16 if bf16 else jnp.float32
     if network == "mlp":
         if grid_sizes:
@@ -197,7 +212,10 @@ def network_config_from_params(params: Mapping) -> dict[str, Any]:
 
 
 def network_from_config(config: Mapping) -> nn.Module:
-    """The network a stored training config describes (no `network` entry: mlp, as before it existed)."""
+    """The network a stored training config describes.
+
+    No `network` entry means mlp, as before the entry existed.
+    """
     kind = config.get("network") or "mlp"
     grid_sizes = {
         k: int(config[k]) for k in ("cell_dim", "num_convs", "cell_out_dim") if k in config
@@ -212,7 +230,7 @@ def network_from_config(config: Mapping) -> nn.Module:
 
 
 def network_for_params(params: Mapping, config: Mapping | None = None) -> nn.Module:
-    """The network that `params` belong to: sized from the parameters, kind checked against `config`.
+    """The network that `params` belong to: sized from them, kind checked against `config`.
 
     The parameter shapes decide the sizes (they cannot be wrong); a stored
     config that names another kind of network is an error. bf16 comes from
@@ -232,11 +250,11 @@ def network_for_params(params: Mapping, config: Mapping | None = None) -> nn.Mod
 # ---------------------------------------------------------------- cost summary
 
 
-def count_params(params) -> int:
+def count_params(params: Any) -> int:
     return int(sum(np.prod(np.shape(x)) for x in jax.tree_util.tree_leaves(params)))
 
 
-def forward_flops_per_obs(network: nn.Module, params=None, batch: int = 64) -> float:
+def forward_flops_per_obs(network: nn.Module, params: Any = None, batch: int = 64) -> float:
     """Forward FLOPs for one observation, from XLA's cost analysis of the compiled apply.
 
     It counts every floating-point operation XLA reports (matmuls and convs
@@ -248,6 +266,8 @@ def forward_flops_per_obs(network: nn.Module, params=None, batch: int = 64) -> f
     cost = jax.jit(network.apply).lower(params, obs).compile().cost_analysis()
     if isinstance(cost, (list, tuple)):  # older jax: one dict per computation
         cost = cost[0]
+    if cost is None:
+        raise RuntimeError("XLA gave no cost analysis for the network (the backend lacks one)")
     return float(cost["flops"]) / batch
 
 

@@ -14,6 +14,8 @@ parameters are replicated and XLA inserts the gradient all-reduce.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from types import ModuleType
 from typing import Any, NamedTuple
 
 import jax
@@ -89,7 +91,9 @@ class Trainer(NamedTuple):
     phases: dict  # the update's unjitted phase functions by name (profiling)
 
 
-def make_reward_weighting(weights: dict | None, reward_names: tuple):
+def make_reward_weighting(
+    weights: dict | None, reward_names: tuple
+) -> Callable[[jax.Array], jax.Array] | None:
     """`--reward-weights` as a function of the f32[..., 15] components, or None without weights.
 
     The weighted reward is sum_i w_i * component_i with w_i = 1 for components
@@ -111,19 +115,21 @@ def make_reward_weighting(weights: dict | None, reward_names: tuple):
     return weigh
 
 
-def make_optimizer(config: TrainConfig):
+def make_optimizer(config: TrainConfig) -> optax.GradientTransformation:
     return optax.chain(
         optax.clip_by_global_norm(config.max_grad_norm),
         optax.adam(config.lr, b1=0.9, b2=0.999, eps=1e-8),
     )
 
 
-def make_mesh(devices=None) -> Mesh:
+def make_mesh(devices: Sequence[jax.Device] | None = None) -> Mesh:
     devices = list(devices if devices is not None else jax.devices())
     return Mesh(np.array(devices), (ENV_AXIS,))
 
 
-def make_train(config: TrainConfig, env, env_params=None, mesh: Mesh | None = None) -> Trainer:
+def make_train(
+    config: TrainConfig, env: ModuleType, env_params: Any = None, mesh: Mesh | None = None
+) -> Trainer:
     """Build init and the jitted chunk for `config` on `env` (a jax_env-like module)."""
     if config.num_minibatches is None or config.update_epochs is None:
         raise ValueError("resolve num_minibatches/update_epochs (auto_scale_for_batch_size) first")
@@ -323,7 +329,7 @@ def make_train(config: TrainConfig, env, env_params=None, mesh: Mesh | None = No
         return runner, traj, last_value
 
     def learn(train_state, epoch_key, traj: Transition, advantages, targets):
-        """update_epochs passes of shuffled minibatch Adam steps; returns the losses [epochs, mb]."""
+        """`update_epochs` passes of shuffled minibatch Adam steps; the losses [epochs, mb]."""
         # Only what loss_fn reads goes into the minibatches (not rewards, metrics...).
         inputs = LossInputs(
             obs=traj.obs, mask=traj.mask, action=traj.action, log_prob=traj.log_prob
@@ -390,12 +396,21 @@ def make_train(config: TrainConfig, env, env_params=None, mesh: Mesh | None = No
 
 def place_runner_state(trainer: Trainer, runner: RunnerState) -> RunnerState:
     """Put a (possibly host-loaded) runner state onto the trainer's shardings."""
-    env_part = (runner.env_state, runner.obs, runner.episode_return, runner.episode_length)
-    env_part = jax.device_put(env_part, trainer.env_sharding)
-    train_state = jax.device_put(runner.train_state, trainer.replicated)
-    rng = jax.device_put(runner.rng, trainer.replicated)
-    weighted_return = jax.device_put(runner.weighted_episode_return, trainer.env_sharding)
-    return RunnerState(train_state, *env_part, rng, weighted_return)
+    env_state, obs, episode_return, episode_length = jax.device_put(
+        (runner.env_state, runner.obs, runner.episode_return, runner.episode_length),
+        trainer.env_sharding,
+    )
+    return RunnerState(
+        train_state=jax.device_put(runner.train_state, trainer.replicated),
+        env_state=env_state,
+        obs=obs,
+        episode_return=episode_return,
+        episode_length=episode_length,
+        rng=jax.device_put(runner.rng, trainer.replicated),
+        weighted_episode_return=jax.device_put(
+            runner.weighted_episode_return, trainer.env_sharding
+        ),
+    )
 
 
 __all__ = [
