@@ -16,6 +16,31 @@ REPO = HERE.parents[1]
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
+# The one tiny trainer config of these tests (8 envs x 16 steps, 2 updates a
+# chunk and a save every 2): runs that share it share their compiles through
+# the persistent compilation cache. No evaluation games at the saves:
+# test_behaviour.py covers them.
+TINY_FLAGS = [
+    "--num-envs",
+    "8",
+    "--num-steps",
+    "16",
+    "--hidden-dim",
+    "32",
+    "--log-interval",
+    "2",
+    "--num-minibatches",
+    "2",
+    "--update-epochs",
+    "2",
+    "--no-wandb",
+    "--save-interval",
+    "2",
+    "--eval-episodes",
+    "0",
+]
+TINY_BATCH = 8 * 16
+
 
 def game_module_name() -> str:
     forced = os.environ.get("PUREJAXRL_TEST_GAME")  # e.g. "standin_env" while debugging

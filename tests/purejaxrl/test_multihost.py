@@ -18,32 +18,13 @@ import time
 import numpy as np
 import psutil
 import pytest
-from conftest import REPO, subprocess_env
+from conftest import REPO, TINY_BATCH, TINY_FLAGS, subprocess_env
 
 from hackmatrix.purejaxrl import cli
 
 GAME = "standin_env"
-TINY = [
-    "--num-envs",
-    "8",
-    "--num-steps",
-    "16",
-    "--hidden-dim",
-    "32",
-    "--log-interval",
-    "2",
-    "--num-minibatches",
-    "2",
-    "--update-epochs",
-    "2",
-    "--no-wandb",
-    "--save-interval",
-    "2",
-    "--no-episode-gif",
-    "--env-module",
-    GAME,
-]
-BATCH = 8 * 16
+TINY = [*TINY_FLAGS, "--no-episode-gif", "--env-module", GAME]
+BATCH = TINY_BATCH
 TRAINER = REPO / "python/scripts/train_purejaxrl.py"
 LAUNCHER = REPO / "python/scripts/launch_multihost.py"
 RUN_TIMEOUT = 480
@@ -186,7 +167,7 @@ def single(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def two_processes(tmp_path_factory):
-    """Two processes, 4 updates. Process 1 is pointed at its own checkpoint dir: it must stay empty."""
+    """Two processes, 4 updates. Process 1 gets its own checkpoint dir: it must stay empty."""
     root = tmp_path_factory.mktemp("multi")
 
     def args_for(i):

@@ -9,7 +9,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from conftest import game_module_name
+from conftest import TINY_BATCH, TINY_FLAGS
 
 from hackmatrix.purejaxrl import cli
 from hackmatrix.purejaxrl.network import (
@@ -160,25 +160,16 @@ def test_bad_network_choices_are_clear_errors():
 
 # --------------------------------------------------- training, saving, every loader
 
+# Trained on the stand-in game: what these tests check (the stored network kind, the
+# resume check, every loader) is trainer plumbing, and the real game's compile would
+# only slow them down. The loaded network then plays the real game.
 TINY = [
-    "--num-envs",
-    "8",
-    "--num-steps",
-    "16",
-    "--hidden-dim",
-    "32",
-    "--log-interval",
-    "2",
-    "--num-minibatches",
-    "2",
-    "--update-epochs",
-    "2",
-    "--no-wandb",
-    "--save-interval",
-    "2",
+    *TINY_FLAGS,
     "--no-episode-gif",
     "--total-timesteps",
-    str(4 * 8 * 16),
+    str(4 * TINY_BATCH),
+    "--env-module",
+    "standin_env",
 ]
 
 
@@ -194,8 +185,6 @@ def grid_run(tmp_path_factory):
             str(root),
             "--run-name",
             "grid",
-            "--env-module",
-            game_module_name(),
         ]
     )
     assert code == 0
@@ -218,9 +207,7 @@ def test_grid_run_records_its_network_and_refuses_another_on_resume(grid_run, ca
             "--resume",
             str(grid_run / "checkpoint_4.pkl"),
             "--total-timesteps",
-            str(8 * 8 * 16),
-            "--env-module",
-            game_module_name(),
+            str(8 * TINY_BATCH),
         ]
     )
     assert code == 2 and "trained with network=grid" in capsys.readouterr().err

@@ -14,7 +14,7 @@ import time
 
 import numpy as np
 import pytest
-from conftest import REPO, game_module_name, subprocess_env
+from conftest import REPO, TINY_BATCH, TINY_FLAGS, game_module_name, subprocess_env
 
 from hackmatrix.purejaxrl import cli
 from hackmatrix.purejaxrl.checkpoint import (
@@ -25,26 +25,8 @@ from hackmatrix.purejaxrl.checkpoint import (
 )
 from hackmatrix.run_names import wandb_run_id
 
-TINY = [
-    "--num-envs",
-    "8",
-    "--num-steps",
-    "16",
-    "--hidden-dim",
-    "32",
-    "--log-interval",
-    "2",
-    "--num-minibatches",
-    "2",
-    "--update-epochs",
-    "2",
-    "--no-wandb",
-    "--save-interval",
-    "2",
-    "--eval-episodes",
-    "0",
-]  # test_behaviour.py covers the checkpoint evaluation
-BATCH = 8 * 16
+TINY = TINY_FLAGS
+BATCH = TINY_BATCH
 
 
 def train(tmp_path, *extra, run_name="run", episode_gif=False):
