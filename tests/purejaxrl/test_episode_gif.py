@@ -1,4 +1,6 @@
-"""The episode GIF written at each checkpoint (episode_gif.py, cli `--no-episode-gif`).
+"""The episode GIF written at each checkpoint (episode_gif.py).
+
+The runs of test_runs.py pass `--no-episode-gif` and check that it turns the GIF off.
 
 Uses test_runs' tiny config so the training chunk comes from the shared
 compilation cache.
@@ -65,16 +67,6 @@ def test_each_checkpoint_writes_one_frame_per_step(gif_run):
     logits = np.asarray(network.apply(params, episode["start_obs"][None])[0][0])
     assert actions[0] == np.argmax(np.where(episode["masks"][0], logits, -np.inf))
     np.testing.assert_array_equal(play()["actions"], episode["actions"])
-
-
-def test_flag_turns_the_gif_off(tmp_path, game_module):
-    assert (
-        train(tmp_path, "--total-timesteps", str(4 * BATCH), "--no-episode-gif", episode_gif=True)
-        == 0
-    )
-    run_dir = tmp_path / "run"
-    assert (run_dir / "checkpoint_4.pkl").is_file()
-    assert not list(run_dir.glob("episode_*"))
 
 
 def test_missing_pillow_is_a_one_line_warning(gif_run, tmp_path, monkeypatch):

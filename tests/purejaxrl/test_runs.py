@@ -72,6 +72,7 @@ def test_run_writes_metrics_checkpoints_and_params(finished_run):
     assert shares == pytest.approx(1.0)
     for name in ("checkpoint_6.pkl", "params_6.npz", "final_params.npz", "checkpoint_2.pkl"):
         assert (finished_run / name).is_file(), name
+    assert not list(finished_run.glob("episode_*"))  # train() passes --no-episode-gif
     payload = load_checkpoint(finished_run / "checkpoint_6.pkl")
     assert payload["step"] == 6 and payload["metrics"]["train/update_step"] == 6
     assert payload["config"]["num_envs"] == 8 and payload["obs_size"] == 1545
