@@ -76,7 +76,7 @@ def _choose_cells(
     seed: jax.Array, step: jax.Array, allowed: jax.Array, n: jax.Array, attempts: jax.Array
 ) -> jax.Array:
     """The block cells of each attempt: the n smallest (key, cell) among allowed cells."""
-    items = (36 * attempts[:, None] + CELLS[None, :]).astype(jnp.uint32)
+    items = (NUM_CELLS * attempts[:, None] + CELLS[None, :]).astype(jnp.uint32)
     keys = draw_from_base(site_base(seed, SITE_BLOCK_CELLS, step), items)
     ranks = rank_keys(keys, jnp.broadcast_to(allowed, keys.shape))
     return allowed[None, :] & (ranks < n)
@@ -117,11 +117,13 @@ def place_blocks(board: Board, seed: jax.Array, step: jax.Array, exit_pos: jax.A
     a = _first_valid_attempt(seed, step, allowed, n, exit_pos)
     any_valid = a < BLOCK_ATTEMPTS
     chosen = _choose_cells(seed, step, allowed, n, a[None])[0] & any_valid
-    item = (36 * a + CELLS).astype(jnp.uint32)
+    item = (NUM_CELLS * a + CELLS).astype(jnp.uint32)
     data = draw(seed, SITE_BLOCK_IS_DATA, step, item) % jnp.uint32(100) < 50
     question = draw(seed, SITE_BLOCK_IS_QUESTION, step, item) % jnp.uint32(100) < 10
     points = 1 + (draw(seed, SITE_BLOCK_POINTS, step, item) % jnp.uint32(9)).astype(jnp.int32)
-    prog_keys = draw(seed, SITE_BLOCK_PROGRAM_RANK, step, (36 * a + PROGRAMS).astype(jnp.uint32))
+    prog_keys = draw(
+        seed, SITE_BLOCK_PROGRAM_RANK, step, (NUM_CELLS * a + PROGRAMS).astype(jnp.uint32)
+    )
     prog_rank = rank_keys(prog_keys, jnp.ones(NUM_PROGRAMS, jnp.bool_))
     program_by_rank = jnp.zeros(NUM_PROGRAMS, jnp.int32).at[prog_rank].set(PROGRAMS)
     is_prog = chosen & ~data

@@ -15,6 +15,8 @@ import jax
 import jax.numpy as jnp
 from jax.custom_batching import custom_vmap
 
+from .trees import select
+
 Tree = TypeVar("Tree")
 
 
@@ -119,7 +121,7 @@ def select_rare(pred: jax.Array, on_true: Tree, on_false: Tree) -> Tree:
 
 @custom_vmap
 def _select_rare(pred: Any, on_true: Any, on_false: Any) -> Any:
-    return jax.tree_util.tree_map(lambda a, b: jnp.where(pred, a, b), on_true, on_false)
+    return select(pred, on_true, on_false)
 
 
 @_select_rare.def_vmap
