@@ -9,20 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from ..names import PROGRAM_ALIASES
 from .constants import ENEMY_TYPE_NAMES, PROGRAM_NAMES, VALUE_CAP, N
 from .grid import cell_at
-
-# Spellings of program names setState also accepts.
-_PROGRAM_ALIASES = {
-    "siphplus": "siph+",
-    "siph_plus": "siph+",
-    "dbom": "d_bom",
-    "d_bomb": "d_bom",
-    "antiv": "anti-v",
-    "anti_v": "anti-v",
-    "atkplus": "atk+",
-    "atk_plus": "atk+",
-}
 
 PLAYER_KEYS = {"row", "col", "hp", "credits", "energy", "dataSiphons", "attackDamage", "score"}
 ENEMY_KEYS = {
@@ -183,7 +172,7 @@ class Reader:
         name = self.read_str(key)
         if name is None:
             return None
-        name = _PROGRAM_ALIASES.get(name, name)
+        name = PROGRAM_ALIASES.get(name, name)
         if name not in PROGRAM_NAMES:
             self.fail(key, f"unknown program {self.obj[key]!r}")
         return PROGRAM_NAMES.index(name)
