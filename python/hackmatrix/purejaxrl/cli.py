@@ -106,6 +106,7 @@ def print_config_table(config: cfg.TrainConfig) -> None:
         ("seed", config.seed),
         ("network", config.network),
         ("reward_weights", cfg.format_reward_weights(config.reward_weights)),
+        ("program_bonus", config.program_bonus),
     ]
     lines = [f" {name:<22} {value!s:>14} " for name, value in rows]
     width = max(len(line) for line in lines)
@@ -249,6 +250,11 @@ def _train(args, explicit, env) -> int:
                 "Note: reward weights change from "
                 f"{cfg.format_reward_weights(stored.get('reward_weights'))} "
                 f"to {cfg.format_reward_weights(config.reward_weights)}"
+            )
+        if stored.get("program_bonus", 0.0) != config.program_bonus:
+            say(
+                f"Note: program bonus changes from {stored.get('program_bonus', 0.0)} "
+                f"to {config.program_bonus}"
             )
         stored = {"network": "mlp", **stored}  # checkpoints from before --network are mlp
         for key in ("hidden_dim", "num_layers", "network"):

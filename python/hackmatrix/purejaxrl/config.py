@@ -49,6 +49,8 @@ class TrainConfig:
     bf16: bool = False
     # {component name: weight} for `--reward-weights`; None trains on the env's reward as is.
     reward_weights: dict[str, float] | None = None
+    # `--program-bonus`: reward per program taken into hand (0: off, training.md §1.1).
+    program_bonus: float = 0.0
     network: str = "mlp"  # "mlp" or "grid" (training.md §2.3)
     # Curriculum starts (§1.7, curriculum_flags.py); all unset: canonical starts only.
     curriculum: str | None = None
@@ -203,6 +205,8 @@ def validate(config: TrainConfig) -> None:
             raise ValueError(
                 f"--{name.replace('_', '-')} must be a finite non-negative number, got {value}"
             )
+    if not math.isfinite(config.program_bonus):
+        raise ValueError(f"--program-bonus must be a finite number, got {config.program_bonus}")
     curriculum_flags.resolve(config)  # raises on a bad --curriculum* value
 
 
@@ -302,6 +306,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME=W,...",
         help="train on sum_i w_i x reward component i (w_i = 1 for components not "
         "named); default: the env's reward unchanged (training.md §1.1)",
+    )
+    g.add_argument(
+        "--program-bonus",
+        type=float,
+        default=0.0,
+        metavar="W",
+        help="add W x (programs owned after a step - before it) to the reward PPO trains "
+        "on, paying for a program taken into hand by a siphon; default 0: off (training.md §1.1)",
     )
 
     g = p.add_argument_group("curriculum starts (training.md §1.7)")

@@ -306,6 +306,7 @@ def draw_dashboard(runs: Sequence[Run], out: Path) -> Path:
                 "mean_reward",
                 "mean_weighted_episode_return",
                 "num_episodes",
+                "program_bonus",
                 "steps_per_second",
                 "timesteps",
                 "update_step",

@@ -29,7 +29,7 @@ from jax.sharding import PartitionSpec as P
 from . import distribution
 from .autoreset import make_auto_reset
 from .config import TrainConfig, check_reward_weight_names
-from .network import NUM_ACTIONS, OBS_SIZE, make_network
+from .network import NUM_ACTIONS, OBS_SIZE, PLAYER_SIZE, PROGRAMS_SIZE, make_network
 
 ENV_AXIS = "envs"
 
@@ -43,7 +43,8 @@ class RunnerState(NamedTuple):
     episode_return: jnp.ndarray  # f32[E]: running return of the current episode
     episode_length: jnp.ndarray  # i32[E]: steps taken in the current episode
     rng: jnp.ndarray
-    # f32[E]: running return under --reward-weights; None when the env's reward is used as is
+    # f32[E]: running return of the reward PPO trains on under --reward-weights or
+    # --program-bonus; None when the env's reward is used as is
     weighted_episode_return: Any
 
 
@@ -60,10 +61,12 @@ class Transition(NamedTuple):
     empty_mask: jnp.ndarray
     components: jnp.ndarray  # f32[15] reward components, canonical order
     stage: jnp.ndarray
-    # With --reward-weights, `reward` is the weighted reward PPO trains on and
-    # these keep the env's own reward and the weighted episode returns; else None.
+    # With --reward-weights or --program-bonus, `reward` is the shaped reward PPO
+    # trains on and these keep the env's own reward and the shaped episode
+    # returns; else None.
     env_reward: Any
     completed_weighted_return: Any
+    program_bonus: Any  # f32[E] the --program-bonus part of `reward`; None without the flag
 
 
 class LossInputs(NamedTuple):
@@ -115,6 +118,29 @@ def make_reward_weighting(
     return weigh
 
 
+def owned_program_count(obs: jax.Array) -> jax.Array:
+    """Programs in hand, read from the flat observation's 0/1 program vector (observation.md §4)."""
+    return obs[..., PLAYER_SIZE : PLAYER_SIZE + PROGRAMS_SIZE].sum(axis=-1)
+
+
+def make_program_bonus(weight: float) -> Callable[[jax.Array, jax.Array], jax.Array] | None:
+    """`--program-bonus` as `bonus(obs_before, obs_after)`, or None when the weight is 0.
+
+    The bonus is weight x (programs owned after the step - programs owned
+    before it), both read from the same episode's observations, so programs a
+    curriculum start hands out are not paid, and an UNDO that takes a new
+    program back takes its bonus back too (a pick-up cannot be farmed).
+    """
+    if weight == 0:
+        return None
+    weight32 = np.float32(weight)
+
+    def bonus(obs_before, obs_after):
+        return weight32 * (owned_program_count(obs_after) - owned_program_count(obs_before))
+
+    return bonus
+
+
 def make_optimizer(config: TrainConfig) -> optax.GradientTransformation:
     return optax.chain(
         optax.clip_by_global_norm(config.max_grad_norm),
@@ -145,6 +171,9 @@ def make_train(
     replicated = NamedSharding(mesh, P())
     reward_names = tuple(env.REWARD_COMPONENT_NAMES)
     weigh_reward = make_reward_weighting(config.reward_weights, reward_names)
+    program_bonus = make_program_bonus(config.program_bonus)
+    # PPO trains on a reward other than the env's own: keep both and both returns.
+    shapes_reward = weigh_reward is not None or program_bonus is not None
 
     network = make_network(config.hidden_dim, config.num_layers, config.bf16, config.network)
     optimizer = make_optimizer(config)
@@ -174,7 +203,7 @@ def make_train(
             episode_length=jax.device_put(jnp.zeros(num_envs, jnp.int32), env_sharding),
             rng=jax.device_put(rng, replicated),
             weighted_episode_return=None
-            if weigh_reward is None
+            if not shapes_reward
             else jax.device_put(jnp.zeros(num_envs, jnp.float32), env_sharding),
         )
 
@@ -197,13 +226,17 @@ def make_train(
         completed_return = jnp.where(done, episode_return, 0.0)
         completed_length = jnp.where(done, episode_length, 0)
 
+        # Read before the auto-reset replaces a finished game's last observation.
+        bonus = None if program_bonus is None else program_bonus(runner.obs, next_obs)
         # Auto-reset with its own keys; the carried obs is the post-reset one.
         next_state, next_obs = auto_reset(reset_key, done, next_state, next_obs, env_params)
 
         components = jnp.stack([info["reward_components"][name] for name in reward_names], -1)
         weighted, completed_weighted, weighted_return = None, None, None
-        if weigh_reward is not None:
-            weighted = weigh_reward(components)
+        if shapes_reward:
+            weighted = reward if weigh_reward is None else weigh_reward(components)
+            if bonus is not None:
+                weighted = weighted + bonus
             weighted_return = runner.weighted_episode_return + weighted
             completed_weighted = jnp.where(done, weighted_return, 0.0)
             weighted_return = keep_env_sharded(jnp.where(done, 0.0, weighted_return))
@@ -213,6 +246,7 @@ def make_train(
             reward=reward if weighted is None else weighted,
             env_reward=None if weighted is None else reward,
             completed_weighted_return=completed_weighted,
+            program_bonus=bonus,
             done=done,
             log_prob=log_prob,
             value=value,
@@ -311,9 +345,11 @@ def make_train(
             "stats/highest_stage": traj.stage.max().astype(jnp.float32),
             "stats/empty_mask_steps": traj.empty_mask.sum().astype(jnp.float32),
         }
-        if traj.env_reward is not None:  # --reward-weights: what PPO trained on (§3.2)
+        if traj.env_reward is not None:  # --reward-weights / --program-bonus: what PPO trained on
             metrics["train/weighted_mean_reward"] = traj.reward.mean()
             metrics["weighted_return_sum"] = traj.completed_weighted_return.sum()
+        if traj.program_bonus is not None:
+            metrics["train/program_bonus"] = traj.program_bonus.mean()
         component_means = traj.components.mean(axis=(0, 1))
         for i, name in enumerate(reward_names):
             metrics[f"reward/{name}"] = component_means[i]
@@ -417,7 +453,9 @@ __all__ = [
     "make_train",
     "make_mesh",
     "make_optimizer",
+    "make_program_bonus",
     "make_reward_weighting",
+    "owned_program_count",
     "place_runner_state",
     "RunnerState",
     "Trainer",

@@ -1,0 +1,155 @@
+"""`--program-bonus` (training.md §1.1): a trainer-side reward for taking a program into hand."""
+
+import types
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+import standin_env
+
+from hackmatrix.names import Program
+from hackmatrix.purejaxrl import config as cfg
+from hackmatrix.purejaxrl.metrics import aggregate_chunk
+from hackmatrix.purejaxrl.train import make_program_bonus, make_train, owned_program_count
+
+# ------------------------------------------------------------------- the flag
+
+
+def test_flag_parses_and_defaults_to_off():
+    parser = cfg.build_parser()
+    assert cfg.config_from_args(parser.parse_args([])).program_bonus == 0.0
+    assert cfg.config_from_args(parser.parse_args(["--program-bonus", "0.5"])).program_bonus == 0.5
+    assert make_program_bonus(0.0) is None
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf"])
+def test_non_finite_bonus_is_refused(value):
+    config = cfg.config_from_args(cfg.build_parser().parse_args([f"--program-bonus={value}"]))
+    with pytest.raises(ValueError, match="--program-bonus must be a finite number"):
+        cfg.validate(config)
+
+
+def test_bad_flag_value_is_an_argparse_error(capsys):
+    with pytest.raises(SystemExit):
+        cfg.build_parser().parse_args(["--program-bonus", "lots"])
+    assert "--program-bonus" in capsys.readouterr().err
+
+
+# ------------------------------------------------- the bonus on the real game
+
+
+@pytest.fixture(scope="module")
+def engine():
+    jax_env = pytest.importorskip("hackmatrix.jax_env")
+    step = jax.jit(jax_env.step)
+    observe = jax.jit(lambda s: jax_env.flatten_observation(jax_env.observe(s)))
+    return jax_env, step, observe
+
+
+def test_a_siphoned_program_pays_the_bonus_and_undo_takes_it_back(engine):
+    jax_env, step, observe = engine
+    undo, wait = Program.UNDO.action, Program.WAIT.action
+    # game-rules.md §6: the cross drains a SHOW block; the player already owns UNDO and WAIT.
+    start = jax_env.state_from_json(
+        {
+            "player": {"row": 2, "col": 2, "dataSiphons": 1, "credits": 3, "energy": 5},
+            "ownedPrograms": [wait, undo],
+            "blocks": [
+                {"row": 1, "col": 2, "type": "program", "programType": "show", "spawnCount": 0}
+            ],
+        }
+    )
+    states = [start]
+    # WAIT and the siphon each end a turn and push a snapshot (§7.10); the first UNDO
+    # restores the turn after the siphon, the second the turn before it.
+    for action in (wait, 4, undo, undo):
+        _, state, _, _, _ = step(None, states[-1], action)
+        states.append(state)
+    obs = [observe(s) for s in states]
+    assert [float(owned_program_count(o)) for o in obs] == [2.0, 2.0, 3.0, 3.0, 2.0]
+    bonus = jax.jit(make_program_bonus(0.75))
+    paid = [float(bonus(before, after)) for before, after in zip(obs, obs[1:])]
+    assert paid == [0.0, 0.75, 0.0, -0.75]  # the pick-up cannot be farmed through UNDO
+
+
+# ------------------------------------------------------------------ the trainer
+
+
+def standin_with_a_program_in_the_lower_half():
+    """The stand-in game, where the player 'owns' program 0 while in rows 3-5.
+
+    Walking down pays the bonus, walking back up takes it back, and a stage
+    change (back to row 0) takes it back too: both signs in a short rollout.
+    """
+
+    def with_program(obs, state):
+        return obs.at[10].set((state.pos[0] >= 3).astype(jnp.float32))
+
+    def reset(key, params):
+        obs, state = standin_env.reset(key, params)
+        return with_program(obs, state), state
+
+    def step(key, state, action, params):
+        obs, state, reward, done, info = standin_env.step(key, state, action, params)
+        return with_program(obs, state), state, reward, done, info
+
+    return types.SimpleNamespace(
+        EnvParams=standin_env.EnvParams,
+        REWARD_COMPONENT_NAMES=standin_env.REWARD_COMPONENT_NAMES,
+        action_mask=standin_env.action_mask,
+        reset=reset,
+        step=step,
+    )
+
+
+@pytest.fixture(scope="module")
+def rollout_and_metrics():
+    config = cfg.TrainConfig(
+        num_envs=8,
+        num_steps=64,
+        hidden_dim=32,
+        log_interval=1,
+        num_minibatches=2,
+        update_epochs=1,
+        program_bonus=0.5,
+    )
+    cfg.auto_scale_for_batch_size(config)
+    trainer = make_train(config, standin_with_a_program_in_the_lower_half())
+    runner = trainer.init(jax.random.PRNGKey(3))
+    # The rollout and its metrics, as one update computes them (no learning step needed).
+    traj, metrics = jax.jit(
+        lambda r: (lambda t: (t, trainer.phases["rollout_metrics"](t)))(
+            trainer.phases["rollout"](r)[1]
+        )
+    )(runner)
+    metrics = jax.tree_util.tree_map(lambda x: np.asarray(x)[None], jax.device_get(metrics))
+    return jax.device_get(traj), aggregate_chunk(metrics, 1)
+
+
+def test_trained_reward_is_the_env_reward_plus_the_bonus(rollout_and_metrics):
+    traj, _ = rollout_and_metrics
+    np.testing.assert_array_equal(traj.reward, traj.env_reward + traj.program_bonus)
+    owned = traj.obs[..., 10]
+    # Within an episode the next step's observation is the one the bonus read.
+    within = ~traj.done[:-1]
+    expected = 0.5 * (owned[1:] - owned[:-1])
+    np.testing.assert_array_equal(traj.program_bonus[:-1][within], expected[within])
+    assert np.any(traj.program_bonus > 0) and np.any(traj.program_bonus < 0)
+
+
+def test_trainer_logs_the_bonus_beside_the_canonical_reward(rollout_and_metrics):
+    _, metrics = rollout_and_metrics
+    assert "train/program_bonus" in metrics
+    assert metrics["train/weighted_mean_reward"] == pytest.approx(
+        metrics["train/mean_reward"] + metrics["train/program_bonus"], abs=1e-6
+    )
+    assert "train/mean_weighted_episode_return" in metrics
+
+
+def test_without_the_flag_nothing_is_shaped():
+    config = cfg.TrainConfig(num_envs=4, num_steps=8, hidden_dim=16, num_minibatches=1)
+    cfg.auto_scale_for_batch_size(config)
+    trainer = make_train(config, standin_env)
+    runner = trainer.init(jax.random.PRNGKey(0))
+    assert runner.weighted_episode_return is None  # the env's reward is trained on as is
