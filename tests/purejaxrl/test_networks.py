@@ -213,6 +213,29 @@ def test_grid_run_records_its_network_and_refuses_another_on_resume(grid_run, ca
     assert code == 2 and "trained with network=grid" in capsys.readouterr().err
 
 
+def test_resume_without_network_flags_keeps_the_checkpoints_network(grid_run, tmp_path, capsys):
+    # train.sh passes --network grid on fresh runs only; a resume (by it or by hand) of any
+    # run must not need the architecture repeated.
+    run = tmp_path / "grid"
+    shutil.copytree(grid_run, run)
+    capsys.readouterr()
+    code = cli.main(
+        [
+            *TINY,
+            "--checkpoint-dir",
+            str(tmp_path),
+            "--resume",
+            str(run / "checkpoint_4.pkl"),
+            "--total-timesteps",
+            str(8 * TINY_BATCH),
+        ]
+    )
+    assert code == 0
+    assert "Network: continuing the checkpoint's network=grid" in capsys.readouterr().out
+    with open(run / "checkpoint_8.pkl", "rb") as f:
+        assert pickle.load(f)["config"]["network"] == "grid"
+
+
 def test_shared_loader_builds_the_grid_network(grid_run, tmp_path):
     from hackmatrix.purejaxrl.checkpoint import load_policy
 

@@ -143,6 +143,31 @@ def main(argv: Sequence[str] | None = None, env: ModuleType | None = None) -> in
         os._exit(3)
 
 
+NETWORK_FIELDS = ("network", "hidden_dim", "num_layers")
+
+
+def inherit_network_from_checkpoint(config: Any, stored: dict, explicit: set[str]) -> str | None:
+    """On resume, keep the checkpoint's network, hidden dim and layer count unless flagged.
+
+    Each of the three not given on the command line is taken from the checkpoint; a
+    given one is kept, and a mismatch then stops the run with a clear error (below).
+    Returns a line to print when something was taken over, else None.
+    """
+    stored = {"network": "mlp", **stored}  # checkpoints from before --network are mlp
+    taken = {
+        name: stored[name]
+        for name in NETWORK_FIELDS
+        if name not in explicit and name in stored and getattr(config, name) != stored[name]
+    }
+    for name, value in taken.items():
+        setattr(config, name, value)
+    if not taken:
+        return None
+    return "Network: continuing the checkpoint's " + ", ".join(
+        f"{name}={value}" for name, value in taken.items()
+    )
+
+
 def _train(args, explicit, env) -> int:
     if args.rewind and args.resume is None and args.resume_run is None:
         raise ValueError("--rewind only makes sense together with --resume")
@@ -171,6 +196,11 @@ def _train(args, explicit, env) -> int:
     # checkpoint's schedule.
     curriculum_note = (
         curriculum_flags.inherit_from_checkpoint(config, payload["config"], explicit)
+        if payload is not None
+        else None
+    )
+    network_note = (
+        inherit_network_from_checkpoint(config, payload["config"], explicit)
         if payload is not None
         else None
     )
@@ -218,6 +248,8 @@ def _train(args, explicit, env) -> int:
         say(f"WARNING: {budget_warning}")
     print_autoscale(report, config.lr) if is_main else None
     print_config_table(config) if is_main else None
+    if network_note:
+        say(network_note)
     if curriculum_note:
         say(curriculum_note)
     say(
