@@ -106,6 +106,7 @@ def print_config_table(config: cfg.TrainConfig) -> None:
         ("seed", config.seed),
         ("network", config.network),
         ("reward_weights", cfg.format_reward_weights(config.reward_weights)),
+        ("reward_weights_anneal", config.reward_weights_anneal),
         ("program_bonus", config.program_bonus),
     ]
     lines = [f" {name:<22} {value!s:>14} " for name, value in rows]
@@ -187,7 +188,14 @@ def _train(args, explicit, env) -> int:
     cache_dir = enable_compilation_cache()
     import jax
 
-    from .train import make_mesh, make_train, place_runner_state
+    from .train import (
+        make_mesh,
+        make_train,
+        place_runner_state,
+        reward_anneal_progress,
+        reward_weight_vector,
+        reward_weights_at,
+    )
 
     # Loaded here so a bad --reward-weights name fails before a run directory exists.
     env = env if env is not None else load_env(args.env_module)
@@ -220,10 +228,17 @@ def _train(args, explicit, env) -> int:
         probability = curriculum.probability(update, config.num_updates)
         return curriculum_flags.env_params_for(env, curriculum, probability)
 
-    def chunk_env_args(update: int) -> tuple[Any, ...]:
-        """Extra train_chunk arguments: the curriculum's env params, if there is one."""
+    def chunk_args(update: int) -> dict[str, Any]:
+        """Extra train_chunk arguments for the chunk starting at `update`: the curriculum's
+        env params and the annealed reward weights, each only when its flag is given."""
+        args: dict[str, Any] = {}
         params = env_params_at(update)
-        return () if params is None else (params,)
+        if params is not None:
+            args["env_params"] = params
+        if config.reward_weights_anneal is not None:
+            weights = reward_weights_at(config, update)
+            args["reward_vector"] = reward_weight_vector(weights, env.REWARD_COMPONENT_NAMES)
+        return args
 
     devices = describe_devices()
     is_main = devices["process_index"] == 0
@@ -442,7 +457,7 @@ def _train(args, explicit, env) -> int:
         while update < config.num_updates and not stopping:
             active = min(config.log_interval, config.num_updates - update)
             chunk_start = time.time()
-            runner, per_update = trainer.train_chunk(runner, active, *chunk_env_args(update))
+            runner, per_update = trainer.train_chunk(runner, active, **chunk_args(update))
             per_update = to_host(per_update)
             seconds = time.time() - chunk_start
             update += active
@@ -451,6 +466,10 @@ def _train(args, explicit, env) -> int:
             if curriculum is not None:
                 metrics["curriculum/probability"] = curriculum.probability(
                     update - active, config.num_updates
+                )
+            if config.reward_weights_anneal is not None:
+                metrics["train/reward_weights_progress"] = reward_anneal_progress(
+                    config, update - active
                 )
             rate = active / seconds
             metrics = add_progress(

@@ -49,6 +49,9 @@ class TrainConfig:
     bf16: bool = False
     # {component name: weight} for `--reward-weights`; None trains on the env's reward as is.
     reward_weights: dict[str, float] | None = None
+    # `--reward-weights-anneal`: fraction of the updates over which every weight moves
+    # linearly to 1 (the canonical reward); None keeps the weights for the whole run.
+    reward_weights_anneal: float | None = None
     # `--program-bonus`: reward per program taken into hand (0: off, training.md §1.1).
     program_bonus: float = 0.0
     network: str = "mlp"  # "mlp" or "grid" (training.md §2.3)
@@ -205,6 +208,16 @@ def validate(config: TrainConfig) -> None:
             raise ValueError(
                 f"--{name.replace('_', '-')} must be a finite non-negative number, got {value}"
             )
+    anneal = config.reward_weights_anneal
+    if anneal is not None:
+        if config.reward_weights is None:
+            raise ValueError(
+                "--reward-weights-anneal needs --reward-weights (the weights it moves toward 1)"
+            )
+        if not (math.isfinite(anneal) and 0.0 < anneal <= 1.0):
+            raise ValueError(
+                f"--reward-weights-anneal must be a fraction of training in (0, 1], got {anneal}"
+            )
     if not math.isfinite(config.program_bonus):
         raise ValueError(f"--program-bonus must be a finite number, got {config.program_bonus}")
     curriculum_flags.resolve(config)  # raises on a bad --curriculum* value
@@ -306,6 +319,15 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME=W,...",
         help="train on sum_i w_i x reward component i (w_i = 1 for components not "
         "named); default: the env's reward unchanged (training.md §1.1)",
+    )
+    g.add_argument(
+        "--reward-weights-anneal",
+        type=float,
+        default=None,
+        metavar="F",
+        help="move every --reward-weights weight linearly to 1 (the canonical reward) over "
+        "the first F of the updates, then train on the canonical reward; default: keep the "
+        "weights for the whole run (training.md §1.1)",
     )
     g.add_argument(
         "--program-bonus",

@@ -94,22 +94,48 @@ class Trainer(NamedTuple):
     phases: dict  # the update's unjitted phase functions by name (profiling)
 
 
+def reward_weight_vector(weights: dict, reward_names: tuple) -> np.ndarray:
+    """f32[15]: the weight of each component in canonical order, 1 for those not named."""
+    check_reward_weight_names(weights, reward_names)
+    return np.array([weights.get(name, 1.0) for name in reward_names], np.float32)
+
+
+def reward_anneal_progress(config: TrainConfig, update: int) -> float:
+    """How far `--reward-weights-anneal` has moved the weights toward 1 at `update` (0-based).
+
+    0 at the start, 1 from update `anneal x num_updates` on; always 0 without the flag.
+    """
+    if config.reward_weights_anneal is None:
+        return 0.0
+    end = config.reward_weights_anneal * config.num_updates
+    return min(1.0, update / end) if end > 0 else 1.0
+
+
+def reward_weights_at(config: TrainConfig, update: int) -> dict[str, float] | None:
+    """The `--reward-weights` in force at `update`: each w moved to w + (1 - w) x progress."""
+    if config.reward_weights is None:
+        return None
+    t = reward_anneal_progress(config, update)
+    return {name: w + (1.0 - w) * t for name, w in config.reward_weights.items()}
+
+
 def make_reward_weighting(
     weights: dict | None, reward_names: tuple
-) -> Callable[[jax.Array], jax.Array] | None:
-    """`--reward-weights` as a function of the f32[..., 15] components, or None without weights.
+) -> Callable[..., jax.Array] | None:
+    """`--reward-weights` as `weigh(components, vector=None)`, or None without weights.
 
     The weighted reward is sum_i w_i * component_i with w_i = 1 for components
     not named, added left to right in canonical order like the env's own total
     (rewards.md §2). Without weights the trainer uses the env's reward itself
     (not a recomputed sum), so default runs are bit for bit unchanged.
+    `vector` (f32[15], traced) replaces the weights, for an annealed schedule.
     """
     if weights is None:
         return None
-    check_reward_weight_names(weights, reward_names)
-    vector = np.array([weights.get(name, 1.0) for name in reward_names], np.float32)
+    fixed = reward_weight_vector(weights, reward_names)
 
-    def weigh(components):
+    def weigh(components, vector=None):
+        vector = fixed if vector is None else vector
         total = vector[0] * components[..., 0]
         for i in range(1, len(reward_names)):
             total = total + vector[i] * components[..., i]
@@ -208,7 +234,7 @@ def make_train(
         )
 
     # ------------------------------------------------------------------ rollout
-    def env_step(carry, _, env_params=env_params):
+    def env_step(carry, _, env_params=env_params, reward_vector=None):
         runner = carry
         params = runner.train_state.params
         rng, act_key, step_key, reset_key = jax.random.split(runner.rng, 4)
@@ -234,7 +260,7 @@ def make_train(
         components = jnp.stack([info["reward_components"][name] for name in reward_names], -1)
         weighted, completed_weighted, weighted_return = None, None, None
         if shapes_reward:
-            weighted = reward if weigh_reward is None else weigh_reward(components)
+            weighted = reward if weigh_reward is None else weigh_reward(components, reward_vector)
             if bonus is not None:
                 weighted = weighted + bonus
             weighted_return = runner.weighted_episode_return + weighted
@@ -355,10 +381,10 @@ def make_train(
             metrics[f"reward/{name}"] = component_means[i]
         return metrics
 
-    def rollout(runner: RunnerState, env_params=env_params):
+    def rollout(runner: RunnerState, env_params=env_params, reward_vector=None):
         """num_steps env steps; returns the runner after them, the trajectory and V(o_T)."""
         runner, traj = jax.lax.scan(
-            lambda c, x: env_step(c, x, env_params), runner, None, num_steps
+            lambda c, x: env_step(c, x, env_params, reward_vector), runner, None, num_steps
         )
         traj = keep_env_sharded(traj, time_env_sharding)
         _, last_value = network.apply(runner.train_state.params, runner.obs)
@@ -378,8 +404,8 @@ def make_train(
         )
         return train_state, losses
 
-    def update(runner: RunnerState, env_params=env_params):
-        runner, traj, last_value = rollout(runner, env_params)
+    def update(runner: RunnerState, env_params=env_params, reward_vector=None):
+        runner, traj, last_value = rollout(runner, env_params, reward_vector)
         advantages, targets = compute_gae(traj, last_value)
         rng, epoch_key = jax.random.split(runner.rng)
         train_state, losses = learn(runner.train_state, epoch_key, traj, advantages, targets)
@@ -389,20 +415,23 @@ def make_train(
         return runner._replace(train_state=train_state, rng=rng), metrics
 
     # -------------------------------------------------------------------- chunk
-    def train_chunk(runner: RunnerState, num_active, env_params=env_params):
+    def train_chunk(runner: RunnerState, num_active, env_params=env_params, reward_vector=None):
         """`log_interval` updates; those at index >= num_active are skipped.
 
         Skipping (instead of compiling a shorter chunk) runs a remainder with
-        the same compiled function (§2.8). `env_params` is traced: a new
-        curriculum probability each chunk does not recompile (§1.7).
+        the same compiled function (§2.8). `env_params` and `reward_vector`
+        (f32[15], `--reward-weights-anneal`) are traced: a new curriculum
+        probability or weight each chunk does not recompile (§1.7, §1.1).
         """
-        metric_shapes = jax.eval_shape(lambda r: update(r, env_params)[1], runner)
+        metric_shapes = jax.eval_shape(lambda r: update(r, env_params, reward_vector)[1], runner)
 
         def skip(r):
             return r, jax.tree_util.tree_map(lambda s: jnp.zeros(s.shape, s.dtype), metric_shapes)
 
         def body(r, index):
-            return jax.lax.cond(index < num_active, lambda x: update(x, env_params), skip, r)
+            return jax.lax.cond(
+                index < num_active, lambda x: update(x, env_params, reward_vector), skip, r
+            )
 
         return jax.lax.scan(body, runner, jnp.arange(config.log_interval))
 
@@ -455,6 +484,9 @@ __all__ = [
     "make_optimizer",
     "make_program_bonus",
     "make_reward_weighting",
+    "reward_anneal_progress",
+    "reward_weight_vector",
+    "reward_weights_at",
     "owned_program_count",
     "place_runner_state",
     "RunnerState",
