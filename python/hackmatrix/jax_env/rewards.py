@@ -127,8 +127,9 @@ def _f(x: object) -> jax.Array:
 
 def reward_components(
     before: RewardBaseline, after: EnvState, ev: StepEvents
-) -> tuple[dict[str, jax.Array], jax.Array]:
-    """The 15 components and their sum (in canonical order); zeros are +0.0."""
+) -> tuple[dict[str, jax.Array], jax.Array, jax.Array]:
+    """The 15 components, their sum (in canonical order; zeros are +0.0), and the signed
+    exit-distance change `distance_shaping` clamps at 0 (int32; info, not a reward)."""
     a = after.board
     died, won, exit_reached = ev.player_died, ev.game_won, ev.exit_reached
     dist_after = exit_distance(a, after.exit_pos)
@@ -169,4 +170,4 @@ def reward_components(
     total = _f(0.0)
     for name in REWARD_COMPONENT_NAMES:
         total = total + comps[name]
-    return comps, total
+    return comps, total, delta.astype(jnp.int32)

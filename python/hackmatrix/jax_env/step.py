@@ -140,11 +140,12 @@ def _next_to_siphon_enemy(state: EnvState) -> jax.Array:
 
 def _execute(
     state: EnvState, action: jax.Array, history: jax.Array
-) -> tuple[EnvState, dict[str, jax.Array], jax.Array, Board, jax.Array]:
+) -> tuple[EnvState, dict[str, jax.Array], jax.Array, Board, jax.Array, jax.Array]:
     """An accepted action: the full step of §4 plus its reward.
 
     `state` comes without its history (None), which only UNDO reads; returns
-    (state, components, reward, the snapshot to push (§8.9), whether to push it).
+    (state, components, reward, the snapshot to push (§8.9), whether to push it, the
+    signed exit-distance change).
     """
     state_before = state
     state, ev, ends_turn, quality = player_action(state, action, history)
@@ -160,9 +161,9 @@ def _execute(
         reset_at_two=(action == RESET_ACTION) & (before.hp == 2),
         died_to_siphon_enemy=died & _next_to_siphon_enemy(state),
     )
-    comps, total = reward_components(before, state, ev)
+    comps, total, distance_delta = reward_components(before, state, ev)
     state = state.replace(step_index=state.step_index + jnp.uint32(1))
-    return state, comps, total, snapshot, push
+    return state, comps, total, snapshot, push, distance_delta
 
 
 def step_state(
@@ -174,7 +175,7 @@ def step_state(
     valid = in_range & action_mask(state)[jnp.clip(action, 0, NUM_ACTIONS - 1)]
     # The step runs without the history: selects and gathers then never copy it.
     core = state.replace(history=None)
-    new_core, comps, total, snapshot, push = _execute(
+    new_core, comps, total, snapshot, push, distance_delta = _execute(
         core, jnp.clip(action, 0, NUM_ACTIONS - 1), state.history
     )
     core = select_rare(~valid, core, new_core)  # a rejected action changes nothing
@@ -193,5 +194,9 @@ def step_state(
         "hp": state.board.hp,
         "won": state.outcome == WON,
         "died": state.outcome == DIED,
+        # The signed cells gained toward the exit that `distance_shaping` pays for when
+        # positive (rewards.md §4.6; 0 on death, the whole distance on the exit step):
+        # for trainers that shape symmetrically (training.md §1.1).
+        "exit_distance_delta": jnp.where(valid, distance_delta, 0),
     }
     return state, reward, done, info

@@ -54,6 +54,9 @@ class TrainConfig:
     reward_weights_anneal: float | None = None
     # `--program-bonus`: reward per program taken into hand (0: off, training.md §1.1).
     program_bonus: float = 0.0
+    # `--distance-shaping`: "canonical" (one-directional, the env's reward) or "potential"
+    # (a lost cell costs what a gained one pays; training.md §1.1).
+    distance_shaping: str = "canonical"
     network: str = "mlp"  # "mlp" or "grid" (training.md §2.3)
     # Curriculum starts (§1.7, curriculum_flags.py); all unset: canonical starts only.
     curriculum: str | None = None
@@ -218,6 +221,10 @@ def validate(config: TrainConfig) -> None:
             raise ValueError(
                 f"--reward-weights-anneal must be a fraction of training in (0, 1], got {anneal}"
             )
+    if config.distance_shaping not in ("canonical", "potential"):
+        raise ValueError(
+            f"--distance-shaping must be canonical or potential, got {config.distance_shaping!r}"
+        )
     if not math.isfinite(config.program_bonus):
         raise ValueError(f"--program-bonus must be a finite number, got {config.program_bonus}")
     curriculum_flags.resolve(config)  # raises on a bad --curriculum* value
@@ -328,6 +335,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="move every --reward-weights weight linearly to 1 (the canonical reward) over "
         "the first F of the updates, then train on the canonical reward; default: keep the "
         "weights for the whole run (training.md §1.1)",
+    )
+    g.add_argument(
+        "--distance-shaping",
+        choices=("canonical", "potential"),
+        default="canonical",
+        help="canonical: the env's one-directional distance shaping (a step away costs "
+        "nothing, so stepping away and back pays); potential: also charge 0.05 per cell "
+        "lost, so a loop earns nothing (training.md §1.1)",
     )
     g.add_argument(
         "--program-bonus",

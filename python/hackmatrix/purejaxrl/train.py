@@ -67,6 +67,8 @@ class Transition(NamedTuple):
     env_reward: Any
     completed_weighted_return: Any
     program_bonus: Any  # f32[E] the --program-bonus part of `reward`; None without the flag
+    # f32[E] what `--distance-shaping potential` added (the retreat charge, <= 0); else None
+    distance_retreat: Any
 
 
 class LossInputs(NamedTuple):
@@ -167,6 +169,33 @@ def make_program_bonus(weight: float) -> Callable[[jax.Array, jax.Array], jax.Ar
     return bonus
 
 
+def make_retreat_charge(mode: str, reward_names: tuple) -> Callable[[dict, Any], jax.Array] | None:
+    """`--distance-shaping potential` as `charge(info, vector)`, or None for `canonical`.
+
+    The canonical `distance_shaping` pays 0.05 per cell gained toward the exit and
+    nothing for a cell lost (rewards.md §4.6), so stepping away and back earns
+    0.05 - 2 x 0.01 per round trip. `potential` also charges 0.05 per cell lost,
+    from the env's signed `info["exit_distance_delta"]`, making the shaping the
+    difference of a potential (-0.05 x distance): a loop then earns nothing.
+    The charge is scaled by the `distance_shaping` weight (`vector`, or 1).
+    """
+    if mode == "canonical":
+        return None
+    index = reward_names.index("distance_shaping")
+
+    def charge(info, vector):
+        if "exit_distance_delta" not in info:
+            raise ValueError(
+                "--distance-shaping potential needs the env's info['exit_distance_delta'] "
+                "(the signed exit-distance change); this game module does not provide it"
+            )
+        lost = jnp.minimum(info["exit_distance_delta"], 0).astype(jnp.float32)
+        weight = jnp.float32(1.0) if vector is None else vector[index]
+        return weight * jnp.float32(0.05) * lost
+
+    return charge
+
+
 def make_optimizer(config: TrainConfig) -> optax.GradientTransformation:
     return optax.chain(
         optax.clip_by_global_norm(config.max_grad_norm),
@@ -198,8 +227,17 @@ def make_train(
     reward_names = tuple(env.REWARD_COMPONENT_NAMES)
     weigh_reward = make_reward_weighting(config.reward_weights, reward_names)
     program_bonus = make_program_bonus(config.program_bonus)
+    retreat_charge = make_retreat_charge(config.distance_shaping, reward_names)
+    # The signed charge scales with the distance_shaping weight, fixed or annealed.
+    fixed_weights = (
+        None
+        if config.reward_weights is None
+        else reward_weight_vector(config.reward_weights, reward_names)
+    )
     # PPO trains on a reward other than the env's own: keep both and both returns.
-    shapes_reward = weigh_reward is not None or program_bonus is not None
+    shapes_reward = (
+        weigh_reward is not None or program_bonus is not None or retreat_charge is not None
+    )
 
     network = make_network(config.hidden_dim, config.num_layers, config.bf16, config.network)
     optimizer = make_optimizer(config)
@@ -259,10 +297,17 @@ def make_train(
 
         components = jnp.stack([info["reward_components"][name] for name in reward_names], -1)
         weighted, completed_weighted, weighted_return = None, None, None
+        retreat = None
+        if retreat_charge is not None:
+            retreat = retreat_charge(
+                info, fixed_weights if reward_vector is None else reward_vector
+            )
         if shapes_reward:
             weighted = reward if weigh_reward is None else weigh_reward(components, reward_vector)
             if bonus is not None:
                 weighted = weighted + bonus
+            if retreat is not None:
+                weighted = weighted + retreat
             weighted_return = runner.weighted_episode_return + weighted
             completed_weighted = jnp.where(done, weighted_return, 0.0)
             weighted_return = keep_env_sharded(jnp.where(done, 0.0, weighted_return))
@@ -273,6 +318,7 @@ def make_train(
             env_reward=None if weighted is None else reward,
             completed_weighted_return=completed_weighted,
             program_bonus=bonus,
+            distance_retreat=retreat,
             done=done,
             log_prob=log_prob,
             value=value,
@@ -376,6 +422,8 @@ def make_train(
             metrics["weighted_return_sum"] = traj.completed_weighted_return.sum()
         if traj.program_bonus is not None:
             metrics["train/program_bonus"] = traj.program_bonus.mean()
+        if traj.distance_retreat is not None:
+            metrics["train/distance_retreat"] = traj.distance_retreat.mean()
         component_means = traj.components.mean(axis=(0, 1))
         for i, name in enumerate(reward_names):
             metrics[f"reward/{name}"] = component_means[i]
@@ -483,6 +531,7 @@ __all__ = [
     "make_mesh",
     "make_optimizer",
     "make_program_bonus",
+    "make_retreat_charge",
     "make_reward_weighting",
     "reward_anneal_progress",
     "reward_weight_vector",
