@@ -43,8 +43,8 @@ class RunnerState(NamedTuple):
     episode_return: jnp.ndarray  # f32[E]: running return of the current episode
     episode_length: jnp.ndarray  # i32[E]: steps taken in the current episode
     rng: jnp.ndarray
-    # f32[E]: running return of the reward PPO trains on under --reward-weights or
-    # --program-bonus; None when the env's reward is used as is
+    # f32[E]: running return of the reward PPO trains on under --reward-weights,
+    # --program-bonus or --distance-shaping potential; None when the env's reward is used as is
     weighted_episode_return: Any
 
 
@@ -61,9 +61,9 @@ class Transition(NamedTuple):
     empty_mask: jnp.ndarray
     components: jnp.ndarray  # f32[15] reward components, canonical order
     stage: jnp.ndarray
-    # With --reward-weights or --program-bonus, `reward` is the shaped reward PPO
-    # trains on and these keep the env's own reward and the shaped episode
-    # returns; else None.
+    # With --reward-weights, --program-bonus or --distance-shaping potential,
+    # `reward` is the shaped reward PPO trains on and these keep the env's own
+    # reward and the shaped episode returns; else None.
     env_reward: Any
     completed_weighted_return: Any
     program_bonus: Any  # f32[E] the --program-bonus part of `reward`; None without the flag
