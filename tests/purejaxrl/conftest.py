@@ -71,3 +71,14 @@ def subprocess_env(**extra) -> dict:
     )
     env.update(extra)
     return env
+
+
+def first_rollout(trainer, key):
+    """One update's rollout and its metrics, as `update` computes them (no learning step)."""
+    import jax
+
+    phases = trainer.phases
+    runner = trainer.init(key)
+    return jax.jit(
+        lambda r: (lambda t: (t, phases["rollout_metrics"](t)))(phases["rollout"](r)[1])
+    )(runner)

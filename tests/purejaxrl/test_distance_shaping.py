@@ -11,6 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 import standin_env
+from conftest import first_rollout
 
 from hackmatrix.purejaxrl import config as cfg
 from hackmatrix.purejaxrl.metrics import aggregate_chunk
@@ -115,12 +116,7 @@ def test_trained_reward_is_the_env_reward_plus_the_retreat_charge():
     )
     cfg.auto_scale_for_batch_size(config)
     trainer = make_train(config, standin_with_a_distance_delta())
-    runner = trainer.init(jax.random.PRNGKey(1))
-    traj, metrics = jax.jit(
-        lambda r: (lambda t: (t, trainer.phases["rollout_metrics"](t)))(
-            trainer.phases["rollout"](r)[1]
-        )
-    )(runner)
+    traj, metrics = first_rollout(trainer, jax.random.PRNGKey(1))
     traj = jax.device_get(traj)
     expected = np.where(traj.action == 1, 0.0, -0.05).astype(np.float32)
     np.testing.assert_array_equal(traj.distance_retreat, expected)

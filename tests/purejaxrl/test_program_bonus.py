@@ -7,6 +7,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 import standin_env
+from conftest import first_rollout
 
 from hackmatrix.names import Program
 from hackmatrix.purejaxrl import config as cfg
@@ -116,13 +117,7 @@ def rollout_and_metrics():
     )
     cfg.auto_scale_for_batch_size(config)
     trainer = make_train(config, standin_with_a_program_in_the_lower_half())
-    runner = trainer.init(jax.random.PRNGKey(3))
-    # The rollout and its metrics, as one update computes them (no learning step needed).
-    traj, metrics = jax.jit(
-        lambda r: (lambda t: (t, trainer.phases["rollout_metrics"](t)))(
-            trainer.phases["rollout"](r)[1]
-        )
-    )(runner)
+    traj, metrics = first_rollout(trainer, jax.random.PRNGKey(3))
     metrics = jax.tree_util.tree_map(lambda x: np.asarray(x)[None], jax.device_get(metrics))
     return jax.device_get(traj), aggregate_chunk(metrics, 1)
 
