@@ -237,7 +237,7 @@ def _train(args, explicit, env) -> int:
         if params is not None:
             args["env_params"] = params
         if config.reward_weights_anneal is not None:
-            weights = reward_weights_at(config, update)
+            weights = reward_weights_at(config, update) or {}
             args["reward_vector"] = reward_weight_vector(weights, env.REWARD_COMPONENT_NAMES)
         return args
 
