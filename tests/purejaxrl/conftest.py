@@ -78,7 +78,9 @@ def first_rollout(trainer, key):
     import jax
 
     phases = trainer.phases
-    runner = trainer.init(key)
-    return jax.jit(
-        lambda r: (lambda t: (t, phases["rollout_metrics"](t)))(phases["rollout"](r)[1])
-    )(runner)
+
+    def rollout_and_metrics(runner):
+        traj = phases["rollout"](runner)[1]
+        return traj, phases["rollout_metrics"](traj)
+
+    return jax.jit(rollout_and_metrics)(trainer.init(key))
