@@ -109,6 +109,7 @@ def print_config_table(config: cfg.TrainConfig) -> None:
         ("reward_weights_anneal", config.reward_weights_anneal),
         ("program_bonus", config.program_bonus),
         ("distance_shaping", config.distance_shaping),
+        ("max_episode_steps", config.max_episode_steps or "off"),
     ]
     lines = [f" {name:<22} {value!s:>14} " for name, value in rows]
     width = max(len(line) for line in lines)

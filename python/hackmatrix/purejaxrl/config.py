@@ -57,6 +57,9 @@ class TrainConfig:
     # `--distance-shaping`: "canonical" (one-directional, the env's reward) or "potential"
     # (a lost cell costs what a gained one pays; training.md §1.1).
     distance_shaping: str = "canonical"
+    # `--max-episode-steps`: truncate an episode after this many actions, bootstrapping
+    # from the value of its last observation (training.md §2.5); 0: no limit.
+    max_episode_steps: int = 0
     network: str = "mlp"  # "mlp" or "grid" (training.md §2.3)
     # Curriculum starts (§1.7, curriculum_flags.py); all unset: canonical starts only.
     curriculum: str | None = None
@@ -227,6 +230,11 @@ def validate(config: TrainConfig) -> None:
         )
     if not math.isfinite(config.program_bonus):
         raise ValueError(f"--program-bonus must be a finite number, got {config.program_bonus}")
+    if not isinstance(config.max_episode_steps, int) or config.max_episode_steps < 0:
+        raise ValueError(
+            "--max-episode-steps must be a whole number of actions >= 0 (0: no limit), "
+            f"got {config.max_episode_steps!r}"
+        )
     curriculum_flags.resolve(config)  # raises on a bad --curriculum* value
 
 
@@ -351,6 +359,15 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="W",
         help="add W x (programs owned after a step - before it) to the reward PPO trains "
         "on, paying for a program taken into hand by a siphon; default 0: off (training.md §1.1)",
+    )
+    g.add_argument(
+        "--max-episode-steps",
+        type=int,
+        default=0,
+        metavar="N",
+        help="end a training episode after N actions (a time-limit truncation: PPO "
+        "bootstraps from the value of its last observation and a fresh game starts); "
+        "default 0: no limit, as in the game (training.md §2.5)",
     )
 
     g = p.add_argument_group("curriculum starts (training.md §1.7)")

@@ -18,7 +18,7 @@ _EPISODE_SUMS = (
     "weighted_return_sum",
     "final_stage_sum",
 )
-_SUMMED = ("train/num_episodes", "stats/empty_mask_steps")
+_SUMMED = ("train/num_episodes", "train/truncated_episodes", "stats/empty_mask_steps")
 _MAXED = ("stats/highest_stage",)
 PINNED = ("train/mean_reward", "train/mean_episode_return", "train/mean_episode_length")
 

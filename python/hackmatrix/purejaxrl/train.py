@@ -69,6 +69,10 @@ class Transition(NamedTuple):
     program_bonus: Any  # f32[E] the --program-bonus part of `reward`; None without the flag
     # f32[E] what `--distance-shaping potential` added (the retreat charge, <= 0); else None
     distance_retreat: Any
+    # With --max-episode-steps: bool[E] the step ended the episode by the time limit (`done`
+    # is then also true) and f32[E] V(last observation) there, 0 elsewhere; else None.
+    truncated: Any = None
+    truncation_value: Any = None
 
 
 class LossInputs(NamedTuple):
@@ -238,6 +242,7 @@ def make_train(
     shapes_reward = (
         weigh_reward is not None or program_bonus is not None or retreat_charge is not None
     )
+    max_episode_steps = config.max_episode_steps  # 0: the game's own episodes, no limit
 
     network = make_network(config.hidden_dim, config.num_layers, config.bf16, config.network)
     optimizer = make_optimizer(config)
@@ -287,6 +292,14 @@ def make_train(
         )
         episode_return = runner.episode_return + reward
         episode_length = runner.episode_length + 1
+        truncated, truncation_value = None, None
+        if max_episode_steps:
+            # A time limit is not a game over: the env's future is still worth V(last obs),
+            # which GAE adds back (training.md §2.5). The episode then ends like any other.
+            truncated = (episode_length >= max_episode_steps) & ~done
+            _, last_obs_value = network.apply(params, next_obs)
+            truncation_value = jnp.where(truncated, last_obs_value, 0.0)
+            done = done | truncated
         completed_return = jnp.where(done, episode_return, 0.0)
         completed_length = jnp.where(done, episode_length, 0)
 
@@ -328,6 +341,8 @@ def make_train(
             empty_mask=empty,
             components=components,
             stage=info["stage"],
+            truncated=truncated,
+            truncation_value=truncation_value,
         )
         new_runner = runner._replace(
             env_state=keep_env_sharded(next_state),
@@ -345,6 +360,8 @@ def make_train(
             next_advantage, next_value = carry
             not_done = 1.0 - t.done.astype(jnp.float32)
             delta = t.reward + config.gamma * next_value * not_done - t.value
+            if t.truncation_value is not None:  # a time limit: bootstrap from the last obs
+                delta = delta + config.gamma * t.truncation_value
             advantage = delta + config.gamma * config.gae_lambda * not_done * next_advantage
             return (advantage, t.value), advantage
 
@@ -424,6 +441,8 @@ def make_train(
             metrics["train/program_bonus"] = traj.program_bonus.mean()
         if traj.distance_retreat is not None:
             metrics["train/distance_retreat"] = traj.distance_retreat.mean()
+        if traj.truncated is not None:
+            metrics["train/truncated_episodes"] = traj.truncated.sum().astype(jnp.float32)
         component_means = traj.components.mean(axis=(0, 1))
         for i, name in enumerate(reward_names):
             metrics[f"reward/{name}"] = component_means[i]
