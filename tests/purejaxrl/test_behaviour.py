@@ -156,6 +156,14 @@ def test_summary_counts_what_the_loop_saw(random_result, reference):
     assert s["program_use_rate"] == pytest.approx(
         np.mean([r["program_uses"].sum() > 0 for r in reference])
     )
+    gained = [r for r in reference if r["siphon_programs"] > 0]
+    assert s["program_gain_rate"] == pytest.approx(len(gained) / GAMES)
+    if gained:
+        assert s["program_use_rate_after_gain"] == pytest.approx(
+            np.mean([r["program_uses"].sum() > 0 for r in gained])
+        )
+    else:
+        assert s["program_use_rate_after_gain"] is None
 
 
 def test_evaluation_is_deterministic_and_the_seed_matters(random_result):

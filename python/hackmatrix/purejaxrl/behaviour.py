@@ -307,6 +307,8 @@ def summarize(games: dict) -> dict:
     ends = np.bincount(games["end"], minlength=len(ENDS))
     stages = np.bincount(games["final_stage"], minlength=NUM_STAGES + 1)[1:]
     uses = games["program_uses"]
+    used_a_program = uses.sum(1) > 0
+    gained_a_program = games["siphon_programs"] > 0
     siphons = int(games["siphons"].sum())
     resets = games["resets_by_hp"].sum(0)
     return {
@@ -332,7 +334,12 @@ def summarize(games: dict) -> dict:
         "data_siphon_pickups_per_episode": float(games["pickups"].sum() / n),
         "kills_per_episode": float(games["kills"].sum() / n),
         "programs_per_episode": float(uses.sum() / n),
-        "program_use_rate": float(np.mean(uses.sum(1) > 0)),
+        "program_use_rate": float(np.mean(used_a_program)),
+        # Acquisition or use: which one limits program play (learning.md §15.3)?
+        "program_gain_rate": float(np.mean(gained_a_program)),
+        "program_use_rate_after_gain": _share(
+            np.sum(used_a_program & gained_a_program), np.sum(gained_a_program)
+        ),
         "program_uses_per_episode": {
             name: float(uses[:, p].sum() / n) for p, name in enumerate(PROGRAM_NAMES)
         },
@@ -442,6 +449,8 @@ def table_rows(results: list[Result]) -> list[tuple[str, list[str]]]:
         ("kills / episode", [_fmt(x["kills_per_episode"]) for x in s]),
         ("programs / episode", [_fmt(x["programs_per_episode"]) for x in s]),
         ("  episodes with a program", [_fmt(x["program_use_rate"], 3) for x in s]),
+        ("  episodes gaining a program", [_fmt(x["program_gain_rate"], 3) for x in s]),
+        ("  of those, using a program", [_fmt(x["program_use_rate_after_gain"], 3) for x in s]),
     ]
     used = [
         name for name in PROGRAM_NAMES if any(x["program_uses_per_episode"][name] > 0 for x in s)
@@ -583,6 +592,7 @@ TRAINING_KEYS = {
     "eval/siphon_suboptimal_share": "siphon_suboptimal_share",
     "eval/programs_per_episode": "programs_per_episode",
     "eval/program_use_rate": "program_use_rate",
+    "eval/program_gain_rate": "program_gain_rate",
 }
 
 
