@@ -137,6 +137,8 @@ def save_checkpoint(
             "episode_length": _host(runner.episode_length),
             # None unless the run trains on --reward-weights
             "weighted_episode_return": _host(getattr(runner, "weighted_episode_return", None)),
+            # None unless the run has --program-use-bonus
+            "program_used": _host(getattr(runner, "program_used", None)),
         }
     pkl = atomic_write(
         run_dir / f"checkpoint_{step}.pkl",
@@ -250,6 +252,10 @@ def restore_runner(
         and getattr(template, "weighted_episode_return", None) is not None
     ):
         runner = runner._replace(weighted_episode_return=stored_weighted)
+    # Likewise which episodes have run a program (--program-use-bonus; else all start unpaid).
+    stored_used = env_batch.get("program_used")
+    if stored_used is not None and getattr(template, "program_used", None) is not None:
+        runner = runner._replace(program_used=stored_used)
     return runner, True
 
 

@@ -108,6 +108,7 @@ def print_config_table(config: cfg.TrainConfig) -> None:
         ("reward_weights", cfg.format_reward_weights(config.reward_weights)),
         ("reward_weights_anneal", config.reward_weights_anneal),
         ("program_bonus", config.program_bonus),
+        ("program_use_bonus", config.program_use_bonus),
         ("distance_shaping", config.distance_shaping),
         ("max_episode_steps", config.max_episode_steps or "off"),
     ]
@@ -300,11 +301,13 @@ def _train(args, explicit, env) -> int:
                 f"{cfg.format_reward_weights(stored.get('reward_weights'))} "
                 f"to {cfg.format_reward_weights(config.reward_weights)}"
             )
-        if stored.get("program_bonus", 0.0) != config.program_bonus:
-            say(
-                f"Note: program bonus changes from {stored.get('program_bonus', 0.0)} "
-                f"to {config.program_bonus}"
-            )
+        for key, label in (
+            ("program_bonus", "program bonus"),
+            ("program_use_bonus", "program use bonus"),
+            ("max_episode_steps", "episode step limit"),
+        ):
+            if stored.get(key, 0) != getattr(config, key):
+                say(f"Note: {label} changes from {stored.get(key, 0)} to {getattr(config, key)}")
         stored = {"network": "mlp", **stored}  # checkpoints from before --network are mlp
         for key in ("hidden_dim", "num_layers", "network"):
             if stored.get(key) != getattr(config, key):

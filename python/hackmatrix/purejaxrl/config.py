@@ -54,6 +54,8 @@ class TrainConfig:
     reward_weights_anneal: float | None = None
     # `--program-bonus`: reward per program taken into hand (0: off, training.md §1.1).
     program_bonus: float = 0.0
+    # `--program-use-bonus`: reward for the first program run in an episode (0: off, §1.1).
+    program_use_bonus: float = 0.0
     # `--distance-shaping`: "canonical" (one-directional, the env's reward) or "potential"
     # (a lost cell costs what a gained one pays; training.md §1.1).
     distance_shaping: str = "canonical"
@@ -230,6 +232,10 @@ def validate(config: TrainConfig) -> None:
         )
     if not math.isfinite(config.program_bonus):
         raise ValueError(f"--program-bonus must be a finite number, got {config.program_bonus}")
+    if not math.isfinite(config.program_use_bonus):
+        raise ValueError(
+            f"--program-use-bonus must be a finite number, got {config.program_use_bonus}"
+        )
     if not isinstance(config.max_episode_steps, int) or config.max_episode_steps < 0:
         raise ValueError(
             "--max-episode-steps must be a whole number of actions >= 0 (0: no limit), "
@@ -359,6 +365,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="W",
         help="add W x (programs owned after a step - before it) to the reward PPO trains "
         "on, paying for a program taken into hand by a siphon; default 0: off (training.md §1.1)",
+    )
+    g.add_argument(
+        "--program-use-bonus",
+        type=float,
+        default=0.0,
+        metavar="W",
+        help="add W to the reward PPO trains on at the first program an episode runs "
+        "(once per episode); default 0: off (training.md §1.1)",
     )
     g.add_argument(
         "--max-episode-steps",

@@ -26,6 +26,7 @@ from flax.training.train_state import TrainState
 from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
+from ..names import FIRST_PROGRAM_ACTION
 from . import distribution
 from .autoreset import make_auto_reset
 from .config import TrainConfig, check_reward_weight_names
@@ -46,6 +47,8 @@ class RunnerState(NamedTuple):
     # f32[E]: running return of the reward PPO trains on under --reward-weights,
     # --program-bonus or --distance-shaping potential; None when the env's reward is used as is
     weighted_episode_return: Any
+    # bool[E]: the current episode has run a program (--program-use-bonus); None without it
+    program_used: Any = None
 
 
 class Transition(NamedTuple):
@@ -73,6 +76,7 @@ class Transition(NamedTuple):
     # is then also true) and f32[E] V(last observation) there, 0 elsewhere; else None.
     truncated: Any = None
     truncation_value: Any = None
+    program_use_bonus: Any = None  # f32[E] the --program-use-bonus part of `reward`; else None
 
 
 class LossInputs(NamedTuple):
@@ -239,8 +243,12 @@ def make_train(
         else reward_weight_vector(config.reward_weights, reward_names)
     )
     # PPO trains on a reward other than the env's own: keep both and both returns.
+    use_bonus = np.float32(config.program_use_bonus)  # 0: off
     shapes_reward = (
-        weigh_reward is not None or program_bonus is not None or retreat_charge is not None
+        weigh_reward is not None
+        or program_bonus is not None
+        or retreat_charge is not None
+        or use_bonus != 0
     )
     max_episode_steps = config.max_episode_steps  # 0: the game's own episodes, no limit
 
@@ -274,6 +282,9 @@ def make_train(
             weighted_episode_return=None
             if not shapes_reward
             else jax.device_put(jnp.zeros(num_envs, jnp.float32), env_sharding),
+            program_used=None
+            if use_bonus == 0
+            else jax.device_put(jnp.zeros(num_envs, bool), env_sharding),
         )
 
     # ------------------------------------------------------------------ rollout
@@ -305,6 +316,13 @@ def make_train(
 
         # Read before the auto-reset replaces a finished game's last observation.
         bonus = None if program_bonus is None else program_bonus(runner.obs, next_obs)
+        first_use, program_used = None, None
+        if use_bonus != 0:
+            # Paid once per episode, on its first program action: bounded, so no loop of
+            # programs and UNDO can farm it (learning.md §16).
+            ran_program = action >= FIRST_PROGRAM_ACTION
+            first_use = use_bonus * (ran_program & ~runner.program_used).astype(jnp.float32)
+            program_used = keep_env_sharded((runner.program_used | ran_program) & ~done)
         # Auto-reset with its own keys; the carried obs is the post-reset one.
         next_state, next_obs = auto_reset(reset_key, done, next_state, next_obs, env_params)
 
@@ -321,6 +339,8 @@ def make_train(
                 weighted = weighted + bonus
             if retreat is not None:
                 weighted = weighted + retreat
+            if first_use is not None:
+                weighted = weighted + first_use
             weighted_return = runner.weighted_episode_return + weighted
             completed_weighted = jnp.where(done, weighted_return, 0.0)
             weighted_return = keep_env_sharded(jnp.where(done, 0.0, weighted_return))
@@ -343,6 +363,7 @@ def make_train(
             stage=info["stage"],
             truncated=truncated,
             truncation_value=truncation_value,
+            program_use_bonus=first_use,
         )
         new_runner = runner._replace(
             env_state=keep_env_sharded(next_state),
@@ -351,6 +372,7 @@ def make_train(
             episode_length=keep_env_sharded(jnp.where(done, 0, episode_length)),
             weighted_episode_return=weighted_return,
             rng=rng,
+            program_used=program_used,
         )
         return new_runner, transition
 
@@ -441,6 +463,8 @@ def make_train(
             metrics["train/program_bonus"] = traj.program_bonus.mean()
         if traj.distance_retreat is not None:
             metrics["train/distance_retreat"] = traj.distance_retreat.mean()
+        if traj.program_use_bonus is not None:
+            metrics["train/program_use_bonus"] = traj.program_use_bonus.mean()
         if traj.truncated is not None:
             metrics["train/truncated_episodes"] = traj.truncated.sum().astype(jnp.float32)
         component_means = traj.components.mean(axis=(0, 1))
@@ -542,6 +566,7 @@ def place_runner_state(trainer: Trainer, runner: RunnerState) -> RunnerState:
         weighted_episode_return=jax.device_put(
             runner.weighted_episode_return, trainer.env_sharding
         ),
+        program_used=jax.device_put(runner.program_used, trainer.env_sharding),
     )
 
 
