@@ -183,3 +183,9 @@ def test_trainer_logs_canonical_and_weighted_rewards(default_and_weighted):
         weighted["train/mean_reward"], abs=1e-4
     )
     assert "train/mean_weighted_episode_return" in weighted
+
+
+def test_none_asks_for_the_envs_reward_over_an_earlier_flag():
+    parse = cfg.build_parser().parse_args
+    args = parse(["--reward-weights", "siphon_death_penalty=0.3", "--reward-weights", "None"])
+    assert cfg.config_from_args(args).reward_weights is None

@@ -339,7 +339,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="NAME=W,...",
         help="train on sum_i w_i x reward component i (w_i = 1 for components not "
-        "named); default: the env's reward unchanged (training.md §1.1)",
+        "named); 'none' or no flag: the env's reward unchanged (training.md §1.1)",
     )
     g.add_argument(
         "--reward-weights-anneal",
@@ -551,7 +551,9 @@ def _non_negative_int(text: str) -> int:
     return value
 
 
-def _reward_weights_arg(text: str) -> dict[str, float]:
+def _reward_weights_arg(text: str) -> dict[str, float] | None:
+    if text.strip().lower() == "none":  # the env's reward as is, e.g. over a train.sh default
+        return None
     try:
         return parse_reward_weights(text)
     except ValueError as error:
