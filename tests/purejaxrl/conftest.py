@@ -73,6 +73,18 @@ def subprocess_env(**extra) -> dict:
     return env
 
 
+def rollout_config(**overrides):
+    """The small resolved trainer config of the rollout tests (8 envs x 32 steps), overridden."""
+    from hackmatrix.purejaxrl import config as cfg
+
+    fields = dict(
+        num_envs=8, num_steps=32, hidden_dim=32, log_interval=1, num_minibatches=2, update_epochs=1
+    )
+    config = cfg.TrainConfig(**{**fields, **overrides})
+    cfg.auto_scale_for_batch_size(config)
+    return config
+
+
 def first_rollout(trainer, key):
     """One update's rollout and its metrics, as `update` computes them (no learning step)."""
     import jax

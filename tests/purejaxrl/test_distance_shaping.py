@@ -11,7 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 import standin_env
-from conftest import first_rollout
+from conftest import first_rollout, rollout_config
 
 from hackmatrix.purejaxrl import config as cfg
 from hackmatrix.purejaxrl.metrics import aggregate_chunk
@@ -105,16 +105,7 @@ def standin_with_a_distance_delta():
 
 
 def test_trained_reward_is_the_env_reward_plus_the_retreat_charge():
-    config = cfg.TrainConfig(
-        num_envs=8,
-        num_steps=32,
-        hidden_dim=32,
-        log_interval=1,
-        num_minibatches=2,
-        update_epochs=1,
-        distance_shaping="potential",
-    )
-    cfg.auto_scale_for_batch_size(config)
+    config = rollout_config(distance_shaping="potential")
     trainer = make_train(config, standin_with_a_distance_delta())
     traj, metrics = first_rollout(trainer, jax.random.PRNGKey(1))
     traj = jax.device_get(traj)

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 import standin_env
-from conftest import first_rollout
+from conftest import first_rollout, rollout_config
 
 from hackmatrix.names import Program
 from hackmatrix.purejaxrl import config as cfg
@@ -106,16 +106,7 @@ def standin_with_a_program_in_the_lower_half():
 
 @pytest.fixture(scope="module")
 def rollout_and_metrics():
-    config = cfg.TrainConfig(
-        num_envs=8,
-        num_steps=64,
-        hidden_dim=32,
-        log_interval=1,
-        num_minibatches=2,
-        update_epochs=1,
-        program_bonus=0.5,
-    )
-    cfg.auto_scale_for_batch_size(config)
+    config = rollout_config(num_steps=64, program_bonus=0.5)
     trainer = make_train(config, standin_with_a_program_in_the_lower_half())
     traj, metrics = first_rollout(trainer, jax.random.PRNGKey(3))
     metrics = jax.tree_util.tree_map(lambda x: np.asarray(x)[None], jax.device_get(metrics))

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 import standin_env
-from conftest import first_rollout
+from conftest import first_rollout, rollout_config
 
 from hackmatrix.purejaxrl import config as cfg
 from hackmatrix.purejaxrl.checkpoint import load_checkpoint, restore_runner, save_checkpoint
@@ -33,16 +33,6 @@ def standin_with_a_program_always_offered():
     )
 
 
-def small_config(**overrides) -> cfg.TrainConfig:
-    config = cfg.TrainConfig(
-        num_envs=8, num_steps=64, hidden_dim=32, log_interval=1, num_minibatches=2, update_epochs=1
-    )
-    for name, value in overrides.items():
-        setattr(config, name, value)
-    cfg.auto_scale_for_batch_size(config)
-    return config
-
-
 def test_flag_parses_defaults_off_and_refuses_non_finite(capsys):
     parse = cfg.build_parser().parse_args
     assert cfg.config_from_args(parse([])).program_use_bonus == 0.0
@@ -58,7 +48,8 @@ def test_flag_parses_defaults_off_and_refuses_non_finite(capsys):
 @pytest.fixture(scope="module")
 def trained():
     trainer = make_train(
-        small_config(program_use_bonus=BONUS), standin_with_a_program_always_offered()
+        rollout_config(num_steps=64, program_use_bonus=BONUS),
+        standin_with_a_program_always_offered(),
     )
     runner = trainer.init(jax.random.PRNGKey(5))
     traj, metrics = first_rollout(trainer, jax.random.PRNGKey(5))
@@ -105,5 +96,5 @@ def test_a_resume_keeps_which_episodes_were_paid(trained, tmp_path):
 
 
 def test_without_the_flag_there_is_no_flag_state():
-    trainer = make_train(small_config(), standin_env)
+    trainer = make_train(rollout_config(num_steps=64), standin_env)
     assert trainer.init(jax.random.PRNGKey(0)).program_used is None

@@ -5,23 +5,13 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 import standin_env
-from conftest import first_rollout
+from conftest import first_rollout, rollout_config
 
 from hackmatrix.purejaxrl import config as cfg
 from hackmatrix.purejaxrl.metrics import aggregate_chunk
 from hackmatrix.purejaxrl.train import Transition, make_train
 
 LIMIT = 5
-
-
-def small_config(**overrides) -> cfg.TrainConfig:
-    config = cfg.TrainConfig(
-        num_envs=8, num_steps=32, hidden_dim=32, log_interval=1, num_minibatches=2, update_epochs=1
-    )
-    for name, value in overrides.items():
-        setattr(config, name, value)
-    cfg.auto_scale_for_batch_size(config)
-    return config
 
 
 def test_flag_defaults_to_no_limit_and_refuses_bad_values(capsys):
@@ -38,7 +28,7 @@ def test_flag_defaults_to_no_limit_and_refuses_bad_values(capsys):
 
 @pytest.fixture(scope="module")
 def limited_rollout():
-    trainer = make_train(small_config(max_episode_steps=LIMIT), standin_env)
+    trainer = make_train(rollout_config(max_episode_steps=LIMIT), standin_env)
     traj, metrics = first_rollout(trainer, jax.random.PRNGKey(3))
     return trainer, jax.device_get(traj), jax.device_get(metrics)
 
@@ -109,7 +99,7 @@ def test_gae_adds_the_discounted_value_of_the_truncated_games_last_observation(l
 
 
 def test_without_the_flag_nothing_is_truncated_or_logged():
-    trainer = make_train(small_config(), standin_env)
+    trainer = make_train(rollout_config(), standin_env)
     traj, metrics = first_rollout(trainer, jax.random.PRNGKey(3))
     assert traj.truncated is None and traj.truncation_value is None
     assert "train/truncated_episodes" not in metrics

@@ -335,7 +335,7 @@ def summarize(games: dict) -> dict:
         "kills_per_episode": float(games["kills"].sum() / n),
         "programs_per_episode": float(uses.sum() / n),
         "program_use_rate": float(np.mean(used_a_program)),
-        # Acquisition or use: which one limits program play (learning.md §15.3)?
+        # Acquisition or use: which one limits program play (learning.md §16.1)?
         "program_gain_rate": float(np.mean(gained_a_program)),
         "program_use_rate_after_gain": _share(
             np.sum(used_a_program & gained_a_program), np.sum(gained_a_program)

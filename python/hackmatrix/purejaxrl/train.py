@@ -44,8 +44,8 @@ class RunnerState(NamedTuple):
     episode_return: jnp.ndarray  # f32[E]: running return of the current episode
     episode_length: jnp.ndarray  # i32[E]: steps taken in the current episode
     rng: jnp.ndarray
-    # f32[E]: running return of the reward PPO trains on under --reward-weights,
-    # --program-bonus or --distance-shaping potential; None when the env's reward is used as is
+    # f32[E]: running return of the reward PPO trains on under --reward-weights, --program-bonus,
+    # --program-use-bonus or --distance-shaping potential; None when the env's reward is used as is
     weighted_episode_return: Any
     # bool[E]: the current episode has run a program (--program-use-bonus); None without it
     program_used: Any = None
