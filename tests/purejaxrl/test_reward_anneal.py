@@ -1,4 +1,5 @@
-"""`--reward-weights-anneal` (training.md §1.1): the weights move linearly to 1.
+"""`--reward-weights-anneal` (training.md §1.1): the weights move linearly to 1,
+or to `--reward-weights-final`.
 
 The schedule itself, its checks, the traced weight vector of the chunk, and a
 real run that logs the progress.
@@ -14,6 +15,7 @@ from conftest import TINY_BATCH, TINY_FLAGS
 
 from hackmatrix.purejaxrl import cli
 from hackmatrix.purejaxrl import config as cfg
+from hackmatrix.purejaxrl.checkpoint import stored_config
 from hackmatrix.purejaxrl.metrics import aggregate_chunk
 from hackmatrix.purejaxrl.train import (
     make_train,
@@ -26,13 +28,14 @@ NAMES = tuple(standin_env.REWARD_COMPONENT_NAMES)
 WEIGHTS = {"step_penalty": 0.0, "death_penalty": 0.2, "distance_shaping": 3.0}
 
 
-def annealed_config(anneal, num_updates=100, weights=WEIGHTS):
+def annealed_config(anneal, num_updates=100, weights=WEIGHTS, final=None):
     config = cfg.TrainConfig(
         num_envs=8,
         num_steps=16,
         total_timesteps=8 * 16 * num_updates,
         reward_weights=weights,
         reward_weights_anneal=anneal,
+        reward_weights_final=final,
     )
     cfg.auto_scale_for_batch_size(config)
     cfg.validate(config)
@@ -51,6 +54,23 @@ def test_weights_move_linearly_to_one_then_stay():
     for update in (50, 80, 99):
         assert reward_weights_at(config, update) == dict.fromkeys(WEIGHTS, 1.0)
     assert [reward_anneal_progress(config, u) for u in (0, 10, 50, 99)] == [0.0, 0.2, 1.0, 1.0]
+
+
+def test_weights_move_to_the_final_weights_when_given():
+    # A light siphon price that hardens: 0.1 -> 0.3 over the first half; a component only in
+    # the final weights starts at 1, and one only in the start weights still ends at 1.
+    final = {"death_penalty": 0.3, "kills": 2.0}
+    config = annealed_config(0.5, final=final)
+    assert reward_weights_at(config, 0) == {**WEIGHTS, "kills": 1.0}
+    assert reward_weights_at(config, 25) == pytest.approx(
+        {"step_penalty": 0.5, "death_penalty": 0.25, "distance_shaping": 2.0, "kills": 1.5}
+    )
+    for update in (50, 99):
+        assert reward_weights_at(config, update) == pytest.approx(
+            {"step_penalty": 1.0, "death_penalty": 0.3, "distance_shaping": 1.0, "kills": 2.0}
+        )
+    vector = reward_weight_vector(reward_weights_at(config, 99), NAMES)
+    assert vector[NAMES.index("death_penalty")] == np.float32(0.3)
 
 
 def test_without_the_flag_the_weights_hold_for_the_whole_run():
@@ -81,11 +101,33 @@ def test_bad_settings_are_refused(weights, anneal, message):
         annealed_config(anneal, weights=weights)
 
 
+def test_final_weights_need_the_schedule():
+    with pytest.raises(ValueError, match="needs --reward-weights-anneal"):
+        annealed_config(None, final={"kills": 2.0})
+    with pytest.raises(ValueError, match="needs --reward-weights"):
+        annealed_config(0.5, weights=None, final={"kills": 2.0})
+
+
+def test_bad_final_weights_name_their_flag(capsys):
+    parse = cfg.build_parser().parse_args
+    with pytest.raises(SystemExit):
+        parse(["--reward-weights-final", "kills"])
+    assert "--reward-weights-final: expected name=weight" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="--reward-weights-final: unknown reward component"):
+        cfg.check_reward_weight_names({"kill": 1.0}, NAMES, "--reward-weights-final")
+
+
 def test_flag_parses_and_defaults_to_off():
     parse = cfg.build_parser().parse_args
     assert cfg.config_from_args(parse([])).reward_weights_anneal is None
     args = parse(["--reward-weights", "kills=2", "--reward-weights-anneal", "0.8"])
     assert cfg.config_from_args(args).reward_weights_anneal == 0.8
+    assert cfg.config_from_args(args).reward_weights_final is None
+    args = parse(["--reward-weights-final", "siphon_death_penalty=0.3, kills=2"])
+    assert cfg.config_from_args(args).reward_weights_final == {
+        "siphon_death_penalty": 0.3,
+        "kills": 2.0,
+    }
 
 
 # ------------------------------------------------------------------ the chunk
@@ -134,6 +176,8 @@ def test_a_run_logs_the_progress_of_the_schedule(tmp_path, capsys):
             "step_penalty=0",
             "--reward-weights-anneal",
             "0.5",
+            "--reward-weights-final",
+            "step_penalty=0.5",
             "--checkpoint-dir",
             str(tmp_path),
             "--run-name",
@@ -141,8 +185,11 @@ def test_a_run_logs_the_progress_of_the_schedule(tmp_path, capsys):
         ]
     )
     assert code == 0
-    assert "reward_weights_anneal" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "reward_weights_anneal" in out and "step_penalty=0.5" in out
     records = [json.loads(line) for line in (tmp_path / "anneal" / "metrics.jsonl").open()]
     progress = [r["train/reward_weights_progress"] for r in records if "train/total_loss" in r]
     # 8 updates in chunks of 2; canonical from update 4: chunks start at 0, 2, 4, 6.
     assert progress == [0.0, 0.5, 1.0, 1.0]
+    stored = stored_config(tmp_path / "anneal" / "final_params.npz")
+    assert stored["reward_weights_final"] == {"step_penalty": 0.5}

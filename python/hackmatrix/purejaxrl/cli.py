@@ -107,6 +107,7 @@ def print_config_table(config: cfg.TrainConfig) -> None:
         ("network", config.network),
         ("reward_weights", cfg.format_reward_weights(config.reward_weights)),
         ("reward_weights_anneal", config.reward_weights_anneal),
+        ("reward_weights_final", cfg.format_reward_weights(config.reward_weights_final)),
         ("program_bonus", config.program_bonus),
         ("program_use_bonus", config.program_use_bonus),
         ("distance_shaping", config.distance_shaping),
@@ -203,6 +204,9 @@ def _train(args, explicit, env) -> int:
     # Loaded here so a bad --reward-weights name fails before a run directory exists.
     env = env if env is not None else load_env(args.env_module)
     cfg.check_reward_weight_names(config.reward_weights, env.REWARD_COMPONENT_NAMES)
+    cfg.check_reward_weight_names(
+        config.reward_weights_final, env.REWARD_COMPONENT_NAMES, "--reward-weights-final"
+    )
     # Curriculum starts (§1.7): a resume without --curriculum* flags continues the
     # checkpoint's schedule.
     curriculum_note = (
@@ -300,6 +304,12 @@ def _train(args, explicit, env) -> int:
                 "Note: reward weights change from "
                 f"{cfg.format_reward_weights(stored.get('reward_weights'))} "
                 f"to {cfg.format_reward_weights(config.reward_weights)}"
+            )
+        if stored.get("reward_weights_final") != config.reward_weights_final:
+            say(
+                "Note: final reward weights change from "
+                f"{cfg.format_reward_weights(stored.get('reward_weights_final'))} "
+                f"to {cfg.format_reward_weights(config.reward_weights_final)}"
             )
         for key, label in (
             ("program_bonus", "program bonus"),

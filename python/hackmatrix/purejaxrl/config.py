@@ -52,6 +52,9 @@ class TrainConfig:
     # `--reward-weights-anneal`: fraction of the updates over which every weight moves
     # linearly to 1 (the canonical reward); None keeps the weights for the whole run.
     reward_weights_anneal: float | None = None
+    # `--reward-weights-final`: the weights the anneal ends at ({name: w}, 1 for those not
+    # named); None: 1 for every component, i.e. the canonical reward.
+    reward_weights_final: dict[str, float] | None = None
     # `--program-bonus`: reward per program taken into hand (0: off, training.md §1.1).
     program_bonus: float = 0.0
     # `--program-use-bonus`: reward for the first program run in an episode (0: off, §1.1).
@@ -226,6 +229,10 @@ def validate(config: TrainConfig) -> None:
             raise ValueError(
                 f"--reward-weights-anneal must be a fraction of training in (0, 1], got {anneal}"
             )
+    if config.reward_weights_final is not None and anneal is None:
+        raise ValueError(
+            "--reward-weights-final needs --reward-weights-anneal (the schedule that ends there)"
+        )
     if config.distance_shaping not in ("canonical", "potential"):
         raise ValueError(
             f"--distance-shaping must be canonical or potential, got {config.distance_shaping!r}"
@@ -244,7 +251,7 @@ def validate(config: TrainConfig) -> None:
     curriculum_flags.resolve(config)  # raises on a bad --curriculum* value
 
 
-def parse_reward_weights(text: str) -> dict[str, float]:
+def parse_reward_weights(text: str, flag: str = "--reward-weights") -> dict[str, float]:
     """`--reward-weights "kills=2,step_penalty=0"` -> {"kills": 2.0, "step_penalty": 0.0}.
 
     Only the syntax is checked here (the names are checked against the game
@@ -255,31 +262,31 @@ def parse_reward_weights(text: str) -> dict[str, float]:
         name, sep, value = (part.strip() for part in item.partition("="))
         if not sep or not name or not value:
             raise ValueError(
-                f"--reward-weights: expected name=weight pairs separated by commas, "
+                f"{flag}: expected name=weight pairs separated by commas, "
                 f"got {item.strip()!r} in {text!r}"
             )
         try:
             weight = float(value)
         except ValueError:
-            raise ValueError(
-                f"--reward-weights: weight of {name!r} is not a number: {value!r}"
-            ) from None
+            raise ValueError(f"{flag}: weight of {name!r} is not a number: {value!r}") from None
         if not math.isfinite(weight):
-            raise ValueError(f"--reward-weights: weight of {name!r} must be finite, got {value!r}")
+            raise ValueError(f"{flag}: weight of {name!r} must be finite, got {value!r}")
         if name in weights:
-            raise ValueError(f"--reward-weights: {name!r} is given twice")
+            raise ValueError(f"{flag}: {name!r} is given twice")
         weights[name] = weight
     return weights
 
 
-def check_reward_weight_names(weights: dict[str, float] | None, valid_names: Sequence[str]) -> None:
+def check_reward_weight_names(
+    weights: dict[str, float] | None, valid_names: Sequence[str], flag: str = "--reward-weights"
+) -> None:
     """Reject weights for components the game does not report, listing the valid names."""
     if weights is None:
         return
     unknown = [name for name in weights if name not in valid_names]
     if unknown:
         raise ValueError(
-            f"--reward-weights: unknown reward component(s) {', '.join(unknown)}; "
+            f"{flag}: unknown reward component(s) {', '.join(unknown)}; "
             f"valid names: {', '.join(valid_names)}"
         )
 
@@ -346,9 +353,17 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         default=None,
         metavar="F",
-        help="move every --reward-weights weight linearly to 1 (the canonical reward) over "
-        "the first F of the updates, then train on the canonical reward; default: keep the "
-        "weights for the whole run (training.md §1.1)",
+        help="move every --reward-weights weight linearly to 1 (the canonical reward; or to "
+        "--reward-weights-final) over the first F of the updates, then hold it there; "
+        "default: keep the weights for the whole run (training.md §1.1)",
+    )
+    g.add_argument(
+        "--reward-weights-final",
+        type=_final_reward_weights_arg,
+        default=None,
+        metavar="NAME=W,...",
+        help="the weights --reward-weights-anneal ends at instead of 1 (w = 1 for components "
+        "not named), e.g. a siphon price that starts light and ends at 0.3 (training.md §1.1)",
     )
     g.add_argument(
         "--distance-shaping",
@@ -551,13 +566,17 @@ def _non_negative_int(text: str) -> int:
     return value
 
 
-def _reward_weights_arg(text: str) -> dict[str, float] | None:
+def _reward_weights_arg(text: str, flag: str = "--reward-weights") -> dict[str, float] | None:
     if text.strip().lower() == "none":  # the env's reward as is, e.g. over a train.sh default
         return None
     try:
-        return parse_reward_weights(text)
+        return parse_reward_weights(text, flag)
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _final_reward_weights_arg(text: str) -> dict[str, float] | None:
+    return _reward_weights_arg(text, "--reward-weights-final")
 
 
 CONFIG_FLAGS = tuple(f.name for f in dataclasses.fields(TrainConfig))

@@ -111,7 +111,7 @@ def reward_weight_vector(weights: dict, reward_names: tuple) -> np.ndarray:
 
 
 def reward_anneal_progress(config: TrainConfig, update: int) -> float:
-    """How far `--reward-weights-anneal` has moved the weights toward 1 at `update` (0-based).
+    """How far `--reward-weights-anneal` has moved the weights toward their end at `update`.
 
     0 at the start, 1 from update `anneal x num_updates` on; always 0 without the flag.
     """
@@ -122,11 +122,18 @@ def reward_anneal_progress(config: TrainConfig, update: int) -> float:
 
 
 def reward_weights_at(config: TrainConfig, update: int) -> dict[str, float] | None:
-    """The `--reward-weights` in force at `update`: each w moved to w + (1 - w) x progress."""
+    """The weights in force at `update`: each moved from its `--reward-weights` value w to its
+    `--reward-weights-final` value f (1 unless named) as w + (f - w) x progress."""
     if config.reward_weights is None:
         return None
     t = reward_anneal_progress(config, update)
-    return {name: w + (1.0 - w) * t for name, w in config.reward_weights.items()}
+    start, final = config.reward_weights, config.reward_weights_final or {}
+    names = list(start) + [name for name in final if name not in start]
+    weights = {}
+    for name in names:
+        w, f = start.get(name, 1.0), final.get(name, 1.0)
+        weights[name] = w + (f - w) * t
+    return weights
 
 
 def make_reward_weighting(
