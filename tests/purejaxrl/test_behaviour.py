@@ -57,12 +57,18 @@ def reference_game(index: int, *, max_steps: int, seed: int, step, mask_of, rese
         invalid_actions=0,
         program_uses=np.zeros(23, int),
         resets_by_hp=np.zeros(4, int),
+        program_held_steps=np.zeros(23, int),
+        program_affordable_steps=np.zeros(23, int),
+        program_runnable_steps=np.zeros(23, int),
+        steps_holding_a_program=0,
+        steps_a_program_runs=0,
         end=bh.UNFINISHED,
         game_seed=int(state.seed),
     )
     for t in range(max_steps):
         action_key, env_key = jax.random.split(jax.random.fold_in(game_key, t))
-        action = int(distribution.sample(action_key, jnp.zeros(28), mask_of(state))[0])
+        mask = np.asarray(mask_of(state))
+        action = int(distribution.sample(action_key, jnp.zeros(28), mask)[0])
         obs, new, reward, done, info = step(env_key, state, action)
         comps = {k: float(v) for k, v in info["reward_components"].items()}
         b, a = state.board, new.board
@@ -86,6 +92,14 @@ def reference_game(index: int, *, max_steps: int, seed: int, step, mask_of, rese
             )
         if action >= 5:
             rec["program_uses"][action - 5] += 1
+        held = np.asarray(b.owned, bool)
+        costs = np.array([jax_env.constants.PROGRAM_COSTS[p] for p in range(23)])
+        affordable = held & (int(b.credits) >= costs[:, 0]) & (int(b.energy) >= costs[:, 1])
+        rec["program_held_steps"] += held
+        rec["program_affordable_steps"] += affordable
+        rec["program_runnable_steps"] += mask[5:]
+        rec["steps_holding_a_program"] += bool(held.any())
+        rec["steps_a_program_runs"] += bool(mask[5:].any())
         if action == 19:
             rec["resets_by_hp"][int(b.hp)] += 1
         state = new
@@ -164,6 +178,30 @@ def test_summary_counts_what_the_loop_saw(random_result, reference):
         )
     else:
         assert s["program_use_rate_after_gain"] is None
+
+
+def test_program_funnel_counts_held_affordable_runnable_and_run(random_result, reference):
+    s = random_result.summary
+    held = sum(r["steps_holding_a_program"] for r in reference)
+    runnable = sum(r["steps_a_program_runs"] for r in reference)
+    runs = sum(int(r["program_uses"].sum()) for r in reference)
+    assert held > 0 and runnable > 0, "one of the four games should hold and run a program"
+    assert s["program_holding_step_share"] == pytest.approx(
+        held / sum(r["length"] for r in reference)
+    )
+    assert s["program_runnable_share_when_holding"] == pytest.approx(runnable / held)
+    assert s["program_run_share_when_runnable"] == pytest.approx(runs / runnable)
+    for p, name in enumerate(bh.PROGRAM_NAMES):
+        funnel = s["program_funnel"][name]
+        assert funnel["held_steps"] == sum(r["program_held_steps"][p] for r in reference)
+        assert funnel["runs"] == sum(r["program_uses"][p] for r in reference)
+        # Each stage of the funnel is a subset of the one before it.
+        assert (
+            funnel["held_steps"]
+            >= funnel["affordable_steps"]
+            >= funnel["runnable_steps"]
+            >= funnel["runs"]
+        )
 
 
 def test_evaluation_is_deterministic_and_the_seed_matters(random_result):

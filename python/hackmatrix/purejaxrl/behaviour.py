@@ -43,6 +43,7 @@ from ..names import (
     FIRST_PROGRAM_ACTION,
     LAST_STAGE,
     NUM_PROGRAMS,
+    PROGRAM_COSTS,
     PROGRAM_NAMES,
     SIPHON_ACTION,
     Program,
@@ -65,6 +66,8 @@ WON, DIED_ENEMY, DIED_SIPHON_ENEMY, DIED_OTHER, UNFINISHED = range(len(ENDS))
 # Reward constants that turn a component back into the count behind it (rewards.md §1).
 SIPHON_QUALITY_PER_RESOURCE = 0.5 * 0.05
 KILL_REWARD = 0.3
+PROGRAM_CREDITS = np.array([credits for credits, _ in PROGRAM_COSTS], np.int32)
+PROGRAM_ENERGY = np.array([energy for _, energy in PROGRAM_COSTS], np.int32)
 
 
 class EvaluationError(ValueError):
@@ -81,11 +84,28 @@ def _enemy_adjacent(board) -> jnp.ndarray:
 
 
 def step_facts(
-    state: Any, action: jax.Array, next_state: Any, reward: jax.Array, done: jax.Array, info: dict
+    state: Any,
+    mask: jax.Array,
+    action: jax.Array,
+    next_state: Any,
+    reward: jax.Array,
+    done: jax.Array,
+    info: dict,
 ) -> dict:
-    """Per-game counters of one step (unbatched); see training.md §9.2 for their meaning."""
+    """Per-game counters of one step (unbatched); see training.md §9.2 for their meaning.
+
+    `mask` is the action mask the policy chose from (bool[28]).
+    """
     comps = info["reward_components"]
     before, after = state.board, next_state.board
+    # The program funnel (§9.2): held -> affordable -> runnable (the mask) -> run.
+    held = before.owned
+    affordable = (
+        held
+        & (before.credits >= jnp.asarray(PROGRAM_CREDITS))
+        & (before.energy >= jnp.asarray(PROGRAM_ENERGY))
+    )
+    runnable = mask[FIRST_PROGRAM_ACTION:]
     is_siphon = action == SIPHON_ACTION
     is_program = action >= FIRST_PROGRAM_ACTION
     gained_programs = jnp.sum(after.owned) - jnp.sum(before.owned)
@@ -120,6 +140,11 @@ def step_facts(
         "program_uses": (
             is_program & (jnp.arange(NUM_PROGRAMS) == action - FIRST_PROGRAM_ACTION)
         ).astype(jnp.int32),
+        "program_held_steps": held.astype(jnp.int32),
+        "program_affordable_steps": affordable.astype(jnp.int32),
+        "program_runnable_steps": runnable.astype(jnp.int32),
+        "steps_holding_a_program": jnp.any(held).astype(jnp.int32),
+        "steps_a_program_runs": jnp.any(runnable).astype(jnp.int32),
         "resets_by_hp": ((action == RESET_ACTION) & (jnp.arange(MAX_HP + 1) == before.hp)).astype(
             jnp.int32
         ),
@@ -178,7 +203,7 @@ def play_batch(
     game_keys = jax.vmap(jax.random.fold_in, in_axes=(None, 0))(policy_key, game_indices)
     batch = game_indices.shape[0]
 
-    def step_with_facts(env_keys, state, action):
+    def step_with_facts(env_keys, state, mask, action):
         next_obs, next_state, reward, done, info = jax.vmap(env.step, in_axes=(0, 0, 0, None))(
             env_keys, state, action, env_params
         )
@@ -186,7 +211,7 @@ def play_batch(
             next_obs,
             next_state,
             done,
-            jax.vmap(step_facts)(state, action, next_state, reward, done, info),
+            jax.vmap(step_facts)(state, mask, action, next_state, reward, done, info),
         )
 
     def one_step(carry):
@@ -194,7 +219,7 @@ def play_batch(
         keys = jax.vmap(lambda k: jax.random.split(jax.random.fold_in(k, t)))(game_keys)
         mask = jax.vmap(env.action_mask)(state)
         action = _choose(mode, network, params, obs, mask, keys[:, 0])
-        next_obs, next_state, done, facts = step_with_facts(keys[:, 1], state, action)
+        next_obs, next_state, done, facts = step_with_facts(keys[:, 1], state, mask, action)
         totals = _add_step(totals, facts, live)
 
         def keep(old, new):  # finished games stay as they ended
@@ -207,7 +232,13 @@ def play_batch(
         t, _, _, live, _ = carry
         return (t < max_steps) & jnp.any(live)
 
-    shapes = jax.eval_shape(step_with_facts, game_keys, state, jnp.zeros(batch, jnp.int32))[3]
+    shapes = jax.eval_shape(
+        step_with_facts,
+        game_keys,
+        state,
+        jax.vmap(env.action_mask)(state),
+        jnp.zeros(batch, jnp.int32),
+    )[3]
     totals = {k: jnp.zeros(v.shape, v.dtype) for k, v in shapes.items()}
     totals["end"] = jnp.full(batch, UNFINISHED, jnp.int32)
     carry = (jnp.int32(0), obs, state, jnp.ones(batch, bool), totals)
@@ -343,6 +374,24 @@ def summarize(games: dict) -> dict:
         "program_uses_per_episode": {
             name: float(uses[:, p].sum() / n) for p, name in enumerate(PROGRAM_NAMES)
         },
+        # Why a held program is not run (learning.md §17): the share of steps holding one,
+        # of those the share where one can run, of those the share where one is run.
+        "program_holding_step_share": _share(
+            games["steps_holding_a_program"].sum(), games["length"].sum()
+        ),
+        "program_runnable_share_when_holding": _share(
+            games["steps_a_program_runs"].sum(), games["steps_holding_a_program"].sum()
+        ),
+        "program_run_share_when_runnable": _share(uses.sum(), games["steps_a_program_runs"].sum()),
+        "program_funnel": {
+            name: {
+                "held_steps": int(games["program_held_steps"][:, p].sum()),
+                "affordable_steps": int(games["program_affordable_steps"][:, p].sum()),
+                "runnable_steps": int(games["program_runnable_steps"][:, p].sum()),
+                "runs": int(uses[:, p].sum()),
+            }
+            for p, name in enumerate(PROGRAM_NAMES)
+        },
         "program_episode_share": {
             name: float(np.mean(uses[:, p] > 0)) for p, name in enumerate(PROGRAM_NAMES)
         },
@@ -451,6 +500,9 @@ def table_rows(results: list[Result]) -> list[tuple[str, list[str]]]:
         ("  episodes with a program", [_fmt(x["program_use_rate"], 3) for x in s]),
         ("  episodes gaining a program", [_fmt(x["program_gain_rate"], 3) for x in s]),
         ("  of those, using a program", [_fmt(x["program_use_rate_after_gain"], 3) for x in s]),
+        ("  steps holding a program", [_fmt(x["program_holding_step_share"], 3) for x in s]),
+        ("    one can run", [_fmt(x["program_runnable_share_when_holding"], 3) for x in s]),
+        ("    one is run", [_fmt(x["program_run_share_when_runnable"], 3) for x in s]),
     ]
     used = [
         name for name in PROGRAM_NAMES if any(x["program_uses_per_episode"][name] > 0 for x in s)
