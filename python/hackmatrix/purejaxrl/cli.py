@@ -110,6 +110,7 @@ def print_config_table(config: cfg.TrainConfig) -> None:
         ("reward_weights_final", cfg.format_reward_weights(config.reward_weights_final)),
         ("program_bonus", config.program_bonus),
         ("program_use_bonus", config.program_use_bonus),
+        ("free_program_spending", config.free_program_spending),
         ("distance_shaping", config.distance_shaping),
         ("max_episode_steps", config.max_episode_steps or "off"),
     ]
@@ -314,6 +315,7 @@ def _train(args, explicit, env) -> int:
         for key, label in (
             ("program_bonus", "program bonus"),
             ("program_use_bonus", "program use bonus"),
+            ("free_program_spending", "free program spending"),
             ("max_episode_steps", "episode step limit"),
         ):
             if stored.get(key, 0) != getattr(config, key):

@@ -59,6 +59,9 @@ class TrainConfig:
     program_bonus: float = 0.0
     # `--program-use-bonus`: reward for the first program run in an episode (0: off, §1.1).
     program_use_bonus: float = 0.0
+    # `--free-program-spending`: refund resource_gain's charge for what a program spends
+    # (training.md §1.1); False trains on the env's resource_gain as is.
+    free_program_spending: bool = False
     # `--distance-shaping`: "canonical" (one-directional, the env's reward) or "potential"
     # (a lost cell costs what a gained one pays; training.md §1.1).
     distance_shaping: str = "canonical"
@@ -388,6 +391,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="W",
         help="add W to the reward PPO trains on at the first program an episode runs "
         "(once per episode); default 0: off (training.md §1.1)",
+    )
+    g.add_argument(
+        "--free-program-spending",
+        action="store_true",
+        help="refund the resource_gain charge for credits and energy a program spends, and "
+        "pay nothing for an UNDO that gives them back (training.md §1.1); default: off",
     )
     g.add_argument(
         "--max-episode-steps",

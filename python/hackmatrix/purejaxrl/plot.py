@@ -308,6 +308,7 @@ def draw_dashboard(runs: Sequence[Run], out: Path) -> Path:
                 "num_episodes",
                 "program_bonus",
                 "program_use_bonus",
+                "spending_refund",
                 "steps_per_second",
                 "timesteps",
                 "truncated_episodes",

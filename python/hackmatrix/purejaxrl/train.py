@@ -26,13 +26,14 @@ from flax.training.train_state import TrainState
 from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from ..names import FIRST_PROGRAM_ACTION
+from ..names import FIRST_PROGRAM_ACTION, Program
 from . import distribution
 from .autoreset import make_auto_reset
 from .config import TrainConfig, check_reward_weight_names
 from .network import NUM_ACTIONS, OBS_SIZE, PLAYER_SIZE, PROGRAMS_SIZE, make_network
 
 ENV_AXIS = "envs"
+UNDO_ACTION = FIRST_PROGRAM_ACTION + Program.UNDO
 
 
 class RunnerState(NamedTuple):
@@ -77,6 +78,7 @@ class Transition(NamedTuple):
     truncated: Any = None
     truncation_value: Any = None
     program_use_bonus: Any = None  # f32[E] the --program-use-bonus part of `reward`; else None
+    spending_refund: Any = None  # f32[E] the --free-program-spending part of `reward`; else None
 
 
 class LossInputs(NamedTuple):
@@ -211,6 +213,38 @@ def make_retreat_charge(mode: str, reward_names: tuple) -> Callable[[dict, Any],
     return charge
 
 
+def make_spending_refund(
+    enabled: bool, reward_names: tuple
+) -> Callable[[jax.Array, jax.Array, Any], jax.Array] | None:
+    """`--free-program-spending` as `refund(action, components, vector)`, or None when off.
+
+    `resource_gain` (rewards.md §4.9) pays 0.05 per credit or energy gained and
+    charges 0.05 per unit spent, so every program run costs its price in reward
+    and hoarding pays (learning.md §17.1). The refund adds back the negative
+    part of `resource_gain` on a program action other than UNDO, and takes
+    away the positive part on UNDO (giving spent resources back is then worth
+    nothing), so a program-UNDO loop earns nothing; UNDO's negative part (taking
+    a siphon's gain back) stays, so a siphon-UNDO loop still nets 0. Scaled by
+    the `resource_gain` weight (`vector`, or 1).
+    """
+    if not enabled:
+        return None
+    index = reward_names.index("resource_gain")
+
+    def refund(action, components, vector):
+        gain = components[..., index]
+        spent_on_program = (action >= FIRST_PROGRAM_ACTION) & (action != UNDO_ACTION)
+        back = jnp.where(
+            action == UNDO_ACTION,
+            -jnp.maximum(gain, 0.0),
+            jnp.where(spent_on_program, -jnp.minimum(gain, 0.0), 0.0),
+        )
+        weight = jnp.float32(1.0) if vector is None else vector[index]
+        return weight * back
+
+    return refund
+
+
 def make_optimizer(config: TrainConfig) -> optax.GradientTransformation:
     return optax.chain(
         optax.clip_by_global_norm(config.max_grad_norm),
@@ -243,6 +277,7 @@ def make_train(
     weigh_reward = make_reward_weighting(config.reward_weights, reward_names)
     program_bonus = make_program_bonus(config.program_bonus)
     retreat_charge = make_retreat_charge(config.distance_shaping, reward_names)
+    spending_refund = make_spending_refund(config.free_program_spending, reward_names)
     # The signed charge scales with the distance_shaping weight, fixed or annealed.
     fixed_weights = (
         None
@@ -255,6 +290,7 @@ def make_train(
         weigh_reward is not None
         or program_bonus is not None
         or retreat_charge is not None
+        or spending_refund is not None
         or use_bonus != 0
     )
     max_episode_steps = config.max_episode_steps  # 0: the game's own episodes, no limit
@@ -335,11 +371,12 @@ def make_train(
 
         components = jnp.stack([info["reward_components"][name] for name in reward_names], -1)
         weighted, completed_weighted, weighted_return = None, None, None
-        retreat = None
+        retreat, refund = None, None
+        weights_now = fixed_weights if reward_vector is None else reward_vector
         if retreat_charge is not None:
-            retreat = retreat_charge(
-                info, fixed_weights if reward_vector is None else reward_vector
-            )
+            retreat = retreat_charge(info, weights_now)
+        if spending_refund is not None:
+            refund = spending_refund(action, components, weights_now)
         if shapes_reward:
             weighted = reward if weigh_reward is None else weigh_reward(components, reward_vector)
             if bonus is not None:
@@ -348,6 +385,8 @@ def make_train(
                 weighted = weighted + retreat
             if first_use is not None:
                 weighted = weighted + first_use
+            if refund is not None:
+                weighted = weighted + refund
             weighted_return = runner.weighted_episode_return + weighted
             completed_weighted = jnp.where(done, weighted_return, 0.0)
             weighted_return = keep_env_sharded(jnp.where(done, 0.0, weighted_return))
@@ -371,6 +410,7 @@ def make_train(
             truncated=truncated,
             truncation_value=truncation_value,
             program_use_bonus=first_use,
+            spending_refund=refund,
         )
         new_runner = runner._replace(
             env_state=keep_env_sharded(next_state),
@@ -472,6 +512,8 @@ def make_train(
             metrics["train/distance_retreat"] = traj.distance_retreat.mean()
         if traj.program_use_bonus is not None:
             metrics["train/program_use_bonus"] = traj.program_use_bonus.mean()
+        if traj.spending_refund is not None:
+            metrics["train/spending_refund"] = traj.spending_refund.mean()
         if traj.truncated is not None:
             metrics["train/truncated_episodes"] = traj.truncated.sum().astype(jnp.float32)
         component_means = traj.components.mean(axis=(0, 1))
@@ -582,6 +624,7 @@ __all__ = [
     "make_mesh",
     "make_optimizer",
     "make_program_bonus",
+    "make_spending_refund",
     "make_retreat_charge",
     "make_reward_weighting",
     "reward_anneal_progress",
