@@ -12,6 +12,7 @@ from conftest import first_rollout, rollout_config
 from hackmatrix.names import Program
 from hackmatrix.purejaxrl import config as cfg
 from hackmatrix.purejaxrl.metrics import aggregate_chunk
+from hackmatrix.purejaxrl.network import OBS_SIZE
 from hackmatrix.purejaxrl.train import make_program_bonus, make_train, owned_program_count
 
 # ------------------------------------------------------------------- the flag
@@ -139,3 +140,70 @@ def test_without_the_flag_nothing_is_shaped():
     trainer = make_train(config, standin_env)
     runner = trainer.init(jax.random.PRNGKey(0))
     assert runner.weighted_episode_return is None  # the env's reward is trained on as is
+
+
+# ------------------------------------------------- --program-bonus-at-death
+
+
+def test_at_death_flag_parses_defaults_to_pay_and_needs_a_bonus():
+    parse = cfg.build_parser().parse_args
+    assert cfg.config_from_args(parse([])).program_bonus_at_death == "pay"
+    args = parse(["--program-bonus", "1", "--program-bonus-at-death", "withhold"])
+    config = cfg.config_from_args(args)
+    cfg.validate(config)
+    assert config.program_bonus_at_death == "withhold"
+    lone = cfg.config_from_args(parse(["--program-bonus-at-death", "withhold"]))
+    with pytest.raises(ValueError, match="needs a non-zero --program-bonus"):
+        cfg.validate(lone)
+
+
+def test_a_program_taken_as_the_player_dies_pays_nothing_when_withheld():
+    obs = jnp.zeros((4, OBS_SIZE)).at[1:, 10].set(1.0).at[3, 11].set(1.0)
+    before, after = obs[jnp.array([0, 0, 1, 3])], obs[jnp.array([1, 1, 3, 1])]
+    died = jnp.array([False, True, True, True])  # gain, gain at death, gain at death, loss
+    paid = make_program_bonus(0.5)(before, after, died)
+    withheld = make_program_bonus(0.5, "withhold")(before, after, died)
+    np.testing.assert_allclose(paid, [0.5, 0.5, 0.5, -0.5])
+    np.testing.assert_allclose(withheld, [0.5, 0.0, 0.0, -0.5])  # a loss is still charged
+
+
+def standin_that_hands_a_program_to_the_dying():
+    """The stand-in game where the player owns program 0 on the lower rows and on dying."""
+
+    def with_program(obs, state, died):
+        return obs.at[10].set(((state.pos[0] >= 3) | died).astype(jnp.float32))
+
+    def reset(key, params):
+        obs, state = standin_env.reset(key, params)
+        return with_program(obs, state, False), state
+
+    def step(key, state, action, params):
+        obs, state, reward, done, info = standin_env.step(key, state, action, params)
+        return with_program(obs, state, info["died"]), state, reward, done, info
+
+    return types.SimpleNamespace(
+        EnvParams=standin_env.EnvParams,
+        REWARD_COMPONENT_NAMES=standin_env.REWARD_COMPONENT_NAMES,
+        action_mask=standin_env.action_mask,
+        reset=reset,
+        step=step,
+    )
+
+
+def test_the_trainer_withholds_the_bonus_on_death_steps_only():
+    game = standin_that_hands_a_program_to_the_dying()
+    rollouts = {}
+    for mode in ("pay", "withhold"):
+        config = rollout_config(num_steps=64, program_bonus=0.5, program_bonus_at_death=mode)
+        traj, _ = first_rollout(make_train(config, game), jax.random.PRNGKey(3))
+        rollouts[mode] = jax.device_get(traj)
+    pay, withhold = rollouts["pay"], rollouts["withhold"]
+    np.testing.assert_array_equal(pay.action, withhold.action)  # same game, same policy
+    # A stage exit takes the program away (row 0), so a fresh one on an ending step is a death.
+    gained_at_death = pay.done & (pay.program_bonus > 0)
+    assert gained_at_death.any(), "some player should die holding a fresh program"
+    np.testing.assert_array_equal(withhold.program_bonus[gained_at_death], 0.0)
+    np.testing.assert_array_equal(
+        withhold.program_bonus[~gained_at_death], pay.program_bonus[~gained_at_death]
+    )
+    np.testing.assert_array_equal(withhold.reward, withhold.env_reward + withhold.program_bonus)

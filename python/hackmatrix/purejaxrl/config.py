@@ -57,6 +57,9 @@ class TrainConfig:
     reward_weights_final: dict[str, float] | None = None
     # `--program-bonus`: reward per program taken into hand (0: off, training.md §1.1).
     program_bonus: float = 0.0
+    # `--program-bonus-at-death`: "pay" (a program taken on the step the player dies pays
+    # too) or "withhold" (it pays nothing: it can never be run; learning.md §17.2).
+    program_bonus_at_death: str = "pay"
     # `--program-use-bonus`: reward for the first program run in an episode (0: off, §1.1).
     program_use_bonus: float = 0.0
     # `--free-program-spending`: refund resource_gain's charge for what a program spends
@@ -242,6 +245,13 @@ def validate(config: TrainConfig) -> None:
         )
     if not math.isfinite(config.program_bonus):
         raise ValueError(f"--program-bonus must be a finite number, got {config.program_bonus}")
+    if config.program_bonus_at_death not in ("pay", "withhold"):
+        raise ValueError(
+            "--program-bonus-at-death must be pay or withhold, "
+            f"got {config.program_bonus_at_death!r}"
+        )
+    if config.program_bonus_at_death == "withhold" and config.program_bonus == 0:
+        raise ValueError("--program-bonus-at-death withhold needs a non-zero --program-bonus")
     if not math.isfinite(config.program_use_bonus):
         raise ValueError(
             f"--program-use-bonus must be a finite number, got {config.program_use_bonus}"
@@ -383,6 +393,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="W",
         help="add W x (programs owned after a step - before it) to the reward PPO trains "
         "on, paying for a program taken into hand by a siphon; default 0: off (training.md §1.1)",
+    )
+    g.add_argument(
+        "--program-bonus-at-death",
+        choices=("pay", "withhold"),
+        default="pay",
+        help="pay: a program taken on the step the player dies earns --program-bonus like "
+        "any other; withhold: it earns nothing, since it can never be run (training.md §1.1)",
     )
     g.add_argument(
         "--program-use-bonus",

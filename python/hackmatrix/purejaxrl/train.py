@@ -168,20 +168,31 @@ def owned_program_count(obs: jax.Array) -> jax.Array:
     return obs[..., PLAYER_SIZE : PLAYER_SIZE + PROGRAMS_SIZE].sum(axis=-1)
 
 
-def make_program_bonus(weight: float) -> Callable[[jax.Array, jax.Array], jax.Array] | None:
-    """`--program-bonus` as `bonus(obs_before, obs_after)`, or None when the weight is 0.
+def make_program_bonus(weight: float, at_death: str = "pay") -> Callable[..., jax.Array] | None:
+    """`--program-bonus` as `bonus(obs_before, obs_after, died=None)`, or None when 0.
 
     The bonus is weight x (programs owned after the step - programs owned
     before it), both read from the same episode's observations, so programs a
     curriculum start hands out are not paid, and an UNDO that takes a new
     program back takes its bonus back too (a pick-up cannot be farmed).
+    With `at_death="withhold"` a program taken on a step where the player
+    dies (`died`) pays nothing: it can never be run, and one seed learned to
+    siphon for the bonus as it died (learning.md §17.2).
     """
     if weight == 0:
         return None
     weight32 = np.float32(weight)
 
-    def bonus(obs_before, obs_after):
-        return weight32 * (owned_program_count(obs_after) - owned_program_count(obs_before))
+    def bonus(obs_before, obs_after, died=None):
+        paid = weight32 * (owned_program_count(obs_after) - owned_program_count(obs_before))
+        if at_death == "withhold":
+            if died is None:
+                raise ValueError(
+                    "--program-bonus-at-death withhold needs the env's info['died']; "
+                    "this game module does not provide it"
+                )
+            paid = jnp.where(died, jnp.minimum(paid, 0.0), paid)
+        return paid
 
     return bonus
 
@@ -275,7 +286,7 @@ def make_train(
     replicated = NamedSharding(mesh, P())
     reward_names = tuple(env.REWARD_COMPONENT_NAMES)
     weigh_reward = make_reward_weighting(config.reward_weights, reward_names)
-    program_bonus = make_program_bonus(config.program_bonus)
+    program_bonus = make_program_bonus(config.program_bonus, config.program_bonus_at_death)
     retreat_charge = make_retreat_charge(config.distance_shaping, reward_names)
     spending_refund = make_spending_refund(config.free_program_spending, reward_names)
     # The signed charge scales with the distance_shaping weight, fixed or annealed.
@@ -358,7 +369,9 @@ def make_train(
         completed_length = jnp.where(done, episode_length, 0)
 
         # Read before the auto-reset replaces a finished game's last observation.
-        bonus = None if program_bonus is None else program_bonus(runner.obs, next_obs)
+        bonus = (
+            None if program_bonus is None else program_bonus(runner.obs, next_obs, info.get("died"))
+        )
         first_use, program_used = None, None
         if use_bonus != 0:
             # Paid once per episode, on its first program action: bounded, so no loop of
