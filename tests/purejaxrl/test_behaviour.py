@@ -52,6 +52,7 @@ def reference_game(index: int, *, max_steps: int, seed: int, step, mask_of, rese
         siphons_empty=0,
         siphon_points=0,
         siphon_programs=0,
+        siphon_programs_at_death=0,
         pickups=0,
         kills=0,
         invalid_actions=0,
@@ -84,6 +85,7 @@ def reference_game(index: int, *, max_steps: int, seed: int, step, mask_of, rese
             rec["siphon_missed_resources"] += round(-comps["siphon_quality"] / 0.025)
             rec["siphon_points"] += int(a.score) - int(b.score)
             rec["siphon_programs"] += gained
+            rec["siphon_programs_at_death"] += gained if bool(done) and bool(info["died"]) else 0
             rec["siphons_empty"] += (int(a.score), int(a.credits), int(a.energy), gained) == (
                 int(b.score),
                 int(b.credits),

@@ -134,6 +134,9 @@ def step_facts(
         "siphons_empty": (is_siphon & ~gained_anything).astype(jnp.int32),
         "siphon_points": jnp.where(is_siphon, after.score - before.score, 0).astype(jnp.int32),
         "siphon_programs": jnp.where(is_siphon, gained_programs, 0).astype(jnp.int32),
+        "siphon_programs_at_death": jnp.where(is_siphon & died, gained_programs, 0).astype(
+            jnp.int32
+        ),
         "pickups": (comps["data_siphon"] > 0).astype(jnp.int32),
         "kills": jnp.round(comps["kills"] / KILL_REWARD).astype(jnp.int32),
         "invalid_actions": info["invalid_action"].astype(jnp.int32),
@@ -362,6 +365,8 @@ def summarize(games: dict) -> dict:
         "siphon_empty_share": _share(games["siphons_empty"].sum(), siphons),
         "siphon_points_per_episode": float(games["siphon_points"].sum() / n),
         "siphon_programs_per_episode": float(games["siphon_programs"].sum() / n),
+        # A program taken on the step the player dies can never be run (learning.md §17.2).
+        "siphon_programs_at_death_per_episode": float(games["siphon_programs_at_death"].sum() / n),
         "data_siphon_pickups_per_episode": float(games["pickups"].sum() / n),
         "kills_per_episode": float(games["kills"].sum() / n),
         "programs_per_episode": float(uses.sum() / n),
@@ -494,6 +499,10 @@ def table_rows(results: list[Result]) -> list[tuple[str, list[str]]]:
         ("  empty siphon share", [_fmt(x["siphon_empty_share"], 3) for x in s]),
         ("  points / episode", [_fmt(x["siphon_points_per_episode"]) for x in s]),
         ("  programs gained / episode", [_fmt(x["siphon_programs_per_episode"]) for x in s]),
+        (
+            "    of those, as the player dies",
+            [_fmt(x["siphon_programs_at_death_per_episode"]) for x in s],
+        ),
         ("data-siphon pickups / episode", [_fmt(x["data_siphon_pickups_per_episode"]) for x in s]),
         ("kills / episode", [_fmt(x["kills_per_episode"]) for x in s]),
         ("programs / episode", [_fmt(x["programs_per_episode"]) for x in s]),
