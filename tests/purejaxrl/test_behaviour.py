@@ -392,6 +392,13 @@ def test_training_metrics_use_the_eval_namespace(random_result):
     assert metrics["eval/stage1_exit_rate"] == random_result.summary["stage1_exit_rate"]
     assert sum(metrics[f"eval/end_{e}_rate"] for e in bh.ENDS) == pytest.approx(1.0)
     assert metrics["eval/seconds"] == 1.5
+    summary = random_result.summary
+    assert metrics["eval/siphon_programs_at_death_per_episode"] == pytest.approx(
+        summary["siphon_programs_at_death_per_episode"]
+    )
+    assert metrics["eval/program_holding_step_share"] == pytest.approx(
+        summary["program_holding_step_share"]
+    )
 
 
 @pytest.mark.slow  # a tiny training run: about a minute with a warm compilation cache

@@ -654,6 +654,8 @@ TRAINING_KEYS = {
     "eval/programs_per_episode": "programs_per_episode",
     "eval/program_use_rate": "program_use_rate",
     "eval/program_gain_rate": "program_gain_rate",
+    "eval/siphon_programs_at_death_per_episode": "siphon_programs_at_death_per_episode",
+    "eval/program_holding_step_share": "program_holding_step_share",
 }
 
 
