@@ -78,23 +78,19 @@ def test_a_siphoned_program_pays_the_bonus_and_undo_takes_it_back(engine):
 # ------------------------------------------------------------------ the trainer
 
 
-def standin_with_a_program_in_the_lower_half():
-    """The stand-in game, where the player 'owns' program 0 while in rows 3-5.
+def standin_owning_program_0(owns):
+    """The stand-in game, where the player 'owns' program 0 while `owns(state, died)` holds."""
 
-    Walking down pays the bonus, walking back up takes it back, and a stage
-    change (back to row 0) takes it back too: both signs in a short rollout.
-    """
-
-    def with_program(obs, state):
-        return obs.at[10].set((state.pos[0] >= 3).astype(jnp.float32))
+    def with_program(obs, state, died):
+        return obs.at[10].set(owns(state, died).astype(jnp.float32))
 
     def reset(key, params):
         obs, state = standin_env.reset(key, params)
-        return with_program(obs, state), state
+        return with_program(obs, state, False), state
 
     def step(key, state, action, params):
         obs, state, reward, done, info = standin_env.step(key, state, action, params)
-        return with_program(obs, state), state, reward, done, info
+        return with_program(obs, state, info["died"]), state, reward, done, info
 
     return types.SimpleNamespace(
         EnvParams=standin_env.EnvParams,
@@ -103,6 +99,13 @@ def standin_with_a_program_in_the_lower_half():
         reset=reset,
         step=step,
     )
+
+
+def standin_with_a_program_in_the_lower_half():
+    """Program 0 while in rows 3-5: walking down pays the bonus, walking back up takes it
+    back, and a stage change (back to row 0) takes it back too: both signs in a short rollout.
+    """
+    return standin_owning_program_0(lambda state, died: state.pos[0] >= 3)
 
 
 @pytest.fixture(scope="module")
@@ -168,26 +171,8 @@ def test_a_program_taken_as_the_player_dies_pays_nothing_when_withheld():
 
 
 def standin_that_hands_a_program_to_the_dying():
-    """The stand-in game where the player owns program 0 on the lower rows and on dying."""
-
-    def with_program(obs, state, died):
-        return obs.at[10].set(((state.pos[0] >= 3) | died).astype(jnp.float32))
-
-    def reset(key, params):
-        obs, state = standin_env.reset(key, params)
-        return with_program(obs, state, False), state
-
-    def step(key, state, action, params):
-        obs, state, reward, done, info = standin_env.step(key, state, action, params)
-        return with_program(obs, state, info["died"]), state, reward, done, info
-
-    return types.SimpleNamespace(
-        EnvParams=standin_env.EnvParams,
-        REWARD_COMPONENT_NAMES=standin_env.REWARD_COMPONENT_NAMES,
-        action_mask=standin_env.action_mask,
-        reset=reset,
-        step=step,
-    )
+    """Program 0 on the lower rows and on dying."""
+    return standin_owning_program_0(lambda state, died: (state.pos[0] >= 3) | died)
 
 
 def test_the_trainer_withholds_the_bonus_on_death_steps_only():
