@@ -18,6 +18,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import numpy as np
+
 from ..run_names import git_commit
 from . import config as cfg
 from . import curriculum_flags
@@ -98,6 +100,8 @@ def print_config_table(config: cfg.TrainConfig) -> None:
         ("clip_eps", config.clip_eps),
         ("vf_coef", config.vf_coef),
         ("ent_coef", config.ent_coef),
+        ("ent_coef_final", "off" if config.ent_coef_final is None else config.ent_coef_final),
+        ("ent_coef_anneal", "off" if config.ent_coef_anneal is None else config.ent_coef_anneal),
         ("max_grad_norm", config.max_grad_norm),
         ("hidden_dim", config.hidden_dim),
         ("num_layers", config.num_layers),
@@ -195,6 +199,7 @@ def _train(args, explicit, env) -> int:
     import jax
 
     from .train import (
+        ent_coef_at,
         make_mesh,
         make_train,
         place_runner_state,
@@ -247,6 +252,8 @@ def _train(args, explicit, env) -> int:
         if config.reward_weights_anneal is not None:
             weights = reward_weights_at(config, update) or {}
             args["reward_vector"] = reward_weight_vector(weights, env.REWARD_COMPONENT_NAMES)
+        if config.ent_coef_anneal is not None:
+            args["ent_coef"] = np.float32(ent_coef_at(config, update))
         return args
 
     devices = describe_devices()
@@ -313,6 +320,12 @@ def _train(args, explicit, env) -> int:
                 f"{cfg.format_reward_weights(stored.get('reward_weights_final'))} "
                 f"to {cfg.format_reward_weights(config.reward_weights_final)}"
             )
+        for key, label in (
+            ("ent_coef_final", "final entropy coefficient"),
+            ("ent_coef_anneal", "entropy coefficient anneal"),
+        ):
+            if stored.get(key) != getattr(config, key):
+                say(f"Note: {label} changes from {stored.get(key)} to {getattr(config, key)}")
         for key, label in (
             ("program_bonus", "program bonus"),
             ("program_use_bonus", "program use bonus"),
@@ -494,6 +507,8 @@ def _train(args, explicit, env) -> int:
                 metrics["train/reward_weights_progress"] = reward_anneal_progress(
                     config, update - active
                 )
+            if config.ent_coef_anneal is not None:
+                metrics["train/ent_coef"] = ent_coef_at(config, update - active)
             rate = active / seconds
             metrics = add_progress(
                 metrics, update, timesteps, rate, active * config.batch_size / seconds, first_chunk

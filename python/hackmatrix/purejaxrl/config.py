@@ -41,6 +41,10 @@ class TrainConfig:
     clip_eps: float = 0.2
     vf_coef: float = 0.5
     ent_coef: float = 0.15
+    # `--ent-coef-final` / `--ent-coef-anneal`: the entropy coefficient moves linearly from
+    # ent_coef to ent_coef_final over that fraction of the updates; None: constant ent_coef.
+    ent_coef_final: float | None = None
+    ent_coef_anneal: float | None = None
     max_grad_norm: float = 0.5
     hidden_dim: int = 256
     num_layers: int = 2
@@ -225,6 +229,7 @@ def validate(config: TrainConfig) -> None:
             raise ValueError(
                 f"--{name.replace('_', '-')} must be a finite non-negative number, got {value}"
             )
+    check_ent_coef_schedule(config)
     anneal = config.reward_weights_anneal
     if anneal is not None:
         if config.reward_weights is None:
@@ -352,6 +357,22 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--clip-eps", type=float, default=0.2)
     g.add_argument("--vf-coef", type=float, default=0.5)
     g.add_argument("--ent-coef", type=float, default=0.15)
+    g.add_argument(
+        "--ent-coef-final",
+        type=float,
+        default=None,
+        metavar="C",
+        help="the entropy coefficient --ent-coef-anneal ends at (e.g. start at 0.15 to keep "
+        "early exploration, end at 0.05); default: --ent-coef throughout (training.md §1.1)",
+    )
+    g.add_argument(
+        "--ent-coef-anneal",
+        type=float,
+        default=None,
+        metavar="F",
+        help="move the entropy coefficient linearly from --ent-coef to --ent-coef-final over "
+        "the first F of the updates, then hold it there (training.md §1.1)",
+    )
     g.add_argument("--max-grad-norm", type=float, default=0.5)
     g.add_argument(
         "--reward-weights",
@@ -614,6 +635,24 @@ def explicit_flags(argv: Sequence[str]) -> set[str]:
     for action in parser._actions:  # argparse has no public way to suppress defaults
         action.default = argparse.SUPPRESS
     return set(vars(parser.parse_args(list(argv))))
+
+
+def check_ent_coef_schedule(config: TrainConfig) -> None:
+    """`--ent-coef-final` and `--ent-coef-anneal` come together, with sane values."""
+    final, anneal = config.ent_coef_final, config.ent_coef_anneal
+    if (final is None) != (anneal is None):
+        given, missing = (
+            ("--ent-coef-final", "--ent-coef-anneal")
+            if anneal is None
+            else ("--ent-coef-anneal", "--ent-coef-final")
+        )
+        raise ValueError(f"{given} needs {missing} (the schedule is the pair)")
+    if final is not None and (not math.isfinite(final) or final < 0):
+        raise ValueError(f"--ent-coef-final must be a finite non-negative number, got {final}")
+    if anneal is not None and not (math.isfinite(anneal) and 0.0 < anneal <= 1.0):
+        raise ValueError(
+            f"--ent-coef-anneal must be a fraction of training in (0, 1], got {anneal}"
+        )
 
 
 def config_from_args(args: argparse.Namespace) -> TrainConfig:

@@ -123,6 +123,17 @@ def reward_anneal_progress(config: TrainConfig, update: int) -> float:
     return min(1.0, update / end) if end > 0 else 1.0
 
 
+def ent_coef_at(config: TrainConfig, update: int) -> float:
+    """The entropy coefficient in force at `update`: `--ent-coef` moved linearly to
+    `--ent-coef-final` over the first `--ent-coef-anneal` of the updates, then held there;
+    `--ent-coef` throughout without the schedule."""
+    if config.ent_coef_anneal is None or config.ent_coef_final is None:
+        return config.ent_coef
+    end = config.ent_coef_anneal * config.num_updates
+    t = min(1.0, update / end) if end > 0 else 1.0
+    return config.ent_coef + (config.ent_coef_final - config.ent_coef) * t
+
+
 def reward_weights_at(config: TrainConfig, update: int) -> dict[str, float] | None:
     """The weights in force at `update`: each moved from its `--reward-weights` value w to its
     `--reward-weights-final` value f (1 unless named) as w + (f - w) x progress."""
@@ -453,8 +464,10 @@ def make_train(
         return advantages, advantages + traj.value
 
     # --------------------------------------------------------------------- loss
-    def loss_fn(params, batch):
+    def loss_fn(params, batch, ent_coef=None):
+        """`ent_coef` (traced) replaces `config.ent_coef`, for `--ent-coef-anneal`."""
         traj, advantages, targets = batch
+        ent_coef = config.ent_coef if ent_coef is None else ent_coef
         logits, value = network.apply(params, traj.obs)
         log_prob = distribution.log_prob(logits, traj.mask, traj.action)
         log_ratio = log_prob - traj.log_prob
@@ -464,7 +477,7 @@ def make_train(
         pg_loss = jnp.maximum(-advantages * ratio, -advantages * clipped).mean()
         vf_loss = 0.5 * jnp.mean((value - targets) ** 2)
         entropy = distribution.entropy(logits, traj.mask).mean()
-        total = pg_loss + config.vf_coef * vf_loss - config.ent_coef * entropy
+        total = pg_loss + config.vf_coef * vf_loss - ent_coef * entropy
         return total, {
             "train/total_loss": total,
             "train/pg_loss": pg_loss,
@@ -476,24 +489,26 @@ def make_train(
         }
 
     def minibatch_step(carry, indices):
-        train_state, batch = carry
+        train_state, batch, ent_coef = carry
         # This minibatch's rows are gathered here rather than a shuffled copy of
         # the whole batch being made per epoch: the same rows in the same order,
         # without writing and re-reading the 1.6 GB of observations at 2,048 x 128.
         minibatch = jax.tree_util.tree_map(
             lambda x: jnp.take(x, indices, axis=0, mode="clip"), batch
         )  # in range: no fill pass
-        grads, losses = jax.grad(loss_fn, has_aux=True)(train_state.params, minibatch)
-        return (train_state.apply_gradients(grads=grads), batch), losses
+        grads, losses = jax.grad(loss_fn, has_aux=True)(train_state.params, minibatch, ent_coef)
+        return (train_state.apply_gradients(grads=grads), batch, ent_coef), losses
 
     def epoch_step(carry, _):
-        train_state, rng, batch = carry
+        train_state, rng, batch, ent_coef = carry
         rng, perm_key = jax.random.split(rng)
         permutation = jax.random.permutation(perm_key, batch_size)
-        (train_state, _), losses = jax.lax.scan(
-            minibatch_step, (train_state, batch), permutation.reshape(num_minibatches, -1)
+        (train_state, _, _), losses = jax.lax.scan(
+            minibatch_step,
+            (train_state, batch, ent_coef),
+            permutation.reshape(num_minibatches, -1),
         )
-        return (train_state, rng, batch), losses
+        return (train_state, rng, batch, ent_coef), losses
 
     # ------------------------------------------------------------ one PPO update
     def rollout_metrics(traj: Transition):
@@ -543,8 +558,11 @@ def make_train(
         _, last_value = network.apply(runner.train_state.params, runner.obs)
         return runner, traj, last_value
 
-    def learn(train_state, epoch_key, traj: Transition, advantages, targets):
-        """`update_epochs` passes of shuffled minibatch Adam steps; the losses [epochs, mb]."""
+    def learn(train_state, epoch_key, traj: Transition, advantages, targets, ent_coef=None):
+        """`update_epochs` passes of shuffled minibatch Adam steps; the losses [epochs, mb].
+
+        `ent_coef` (traced, `--ent-coef-anneal`) replaces `config.ent_coef`; None keeps the
+        constant, so a run without the schedule compiles exactly as before."""
         # Only what loss_fn reads goes into the minibatches (not rewards, metrics...).
         inputs = LossInputs(
             obs=traj.obs, mask=traj.mask, action=traj.action, log_prob=traj.log_prob
@@ -552,39 +570,50 @@ def make_train(
         flat = jax.tree_util.tree_map(
             lambda x: x.reshape((batch_size,) + x.shape[2:]), (inputs, advantages, targets)
         )
-        (train_state, _, _), losses = jax.lax.scan(
-            epoch_step, (train_state, epoch_key, flat), None, config.update_epochs
+        (train_state, _, _, _), losses = jax.lax.scan(
+            epoch_step, (train_state, epoch_key, flat, ent_coef), None, config.update_epochs
         )
         return train_state, losses
 
-    def update(runner: RunnerState, env_params=env_params, reward_vector=None):
+    def update(runner: RunnerState, env_params=env_params, reward_vector=None, ent_coef=None):
         runner, traj, last_value = rollout(runner, env_params, reward_vector)
         advantages, targets = compute_gae(traj, last_value)
         rng, epoch_key = jax.random.split(runner.rng)
-        train_state, losses = learn(runner.train_state, epoch_key, traj, advantages, targets)
+        train_state, losses = learn(
+            runner.train_state, epoch_key, traj, advantages, targets, ent_coef
+        )
 
         metrics = {k: v.mean() for k, v in losses.items()}
         metrics.update(rollout_metrics(traj))
         return runner._replace(train_state=train_state, rng=rng), metrics
 
     # -------------------------------------------------------------------- chunk
-    def train_chunk(runner: RunnerState, num_active, env_params=env_params, reward_vector=None):
+    def train_chunk(
+        runner: RunnerState,
+        num_active,
+        env_params=env_params,
+        reward_vector=None,
+        ent_coef=None,
+    ):
         """`log_interval` updates; those at index >= num_active are skipped.
 
         Skipping (instead of compiling a shorter chunk) runs a remainder with
-        the same compiled function (§2.8). `env_params` and `reward_vector`
-        (f32[15], `--reward-weights-anneal`) are traced: a new curriculum
-        probability or weight each chunk does not recompile (§1.7, §1.1).
+        the same compiled function (§2.8). `env_params`, `reward_vector`
+        (f32[15], `--reward-weights-anneal`) and `ent_coef` (f32[],
+        `--ent-coef-anneal`) are traced: a new curriculum probability, weight
+        or coefficient each chunk does not recompile (§1.7, §1.1).
         """
-        metric_shapes = jax.eval_shape(lambda r: update(r, env_params, reward_vector)[1], runner)
+
+        def run_update(r):
+            return update(r, env_params, reward_vector, ent_coef)
+
+        metric_shapes = jax.eval_shape(lambda r: run_update(r)[1], runner)
 
         def skip(r):
             return r, jax.tree_util.tree_map(lambda s: jnp.zeros(s.shape, s.dtype), metric_shapes)
 
         def body(r, index):
-            return jax.lax.cond(
-                index < num_active, lambda x: update(x, env_params, reward_vector), skip, r
-            )
+            return jax.lax.cond(index < num_active, run_update, skip, r)
 
         return jax.lax.scan(body, runner, jnp.arange(config.log_interval))
 
@@ -640,6 +669,7 @@ __all__ = [
     "make_spending_refund",
     "make_retreat_charge",
     "make_reward_weighting",
+    "ent_coef_at",
     "reward_anneal_progress",
     "reward_weight_vector",
     "reward_weights_at",
