@@ -4,8 +4,6 @@ The engine's signed `exit_distance_delta`, the charge built from it, and the
 trainer's use of it.
 """
 
-import types
-
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -95,13 +93,7 @@ def standin_with_a_distance_delta():
             {**info, "exit_distance_delta": jnp.where(action == 1, 1, -1)},
         )
 
-    return types.SimpleNamespace(
-        EnvParams=standin_env.EnvParams,
-        REWARD_COMPONENT_NAMES=standin_env.REWARD_COMPONENT_NAMES,
-        action_mask=standin_env.action_mask,
-        reset=standin_env.reset,
-        step=step,
-    )
+    return standin_env.variant(step=step)
 
 
 def test_trained_reward_is_the_env_reward_plus_the_retreat_charge():

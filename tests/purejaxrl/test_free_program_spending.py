@@ -4,8 +4,6 @@ The refund rule on hand-made steps, then a rollout of the stand-in game whose
 programs spend and whose UNDO gives back.
 """
 
-import types
-
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -86,13 +84,7 @@ def standin_whose_programs_spend():
         info = {**info, "reward_components": {**info["reward_components"], "resource_gain": gain}}
         return obs, new_state, reward + gain, done, info
 
-    return types.SimpleNamespace(
-        EnvParams=standin_env.EnvParams,
-        REWARD_COMPONENT_NAMES=standin_env.REWARD_COMPONENT_NAMES,
-        action_mask=action_mask,
-        reset=standin_env.reset,
-        step=step,
-    )
+    return standin_env.variant(action_mask=action_mask, step=step)
 
 
 @pytest.fixture(scope="module")

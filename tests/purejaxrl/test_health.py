@@ -3,7 +3,6 @@ problem, stays quiet on a healthy one, and fires once per episode of trouble. Al
 rollout metrics the checks read (valid fractions, mean final stage)."""
 
 import math
-import types
 
 import jax
 import numpy as np
@@ -186,13 +185,7 @@ def _recording_game(seen):
         )
         return out
 
-    return types.SimpleNamespace(
-        REWARD_COMPONENT_NAMES=standin_env.REWARD_COMPONENT_NAMES,
-        EnvParams=standin_env.EnvParams,
-        reset=standin_env.reset,
-        step=step,
-        action_mask=action_mask,
-    )
+    return standin_env.variant(action_mask=action_mask, step=step)
 
 
 def test_valid_fractions_and_final_stage_match_a_numpy_count_over_the_rollout():

@@ -1,7 +1,5 @@
 """`--program-bonus` (training.md §1.1): a trainer-side reward for taking a program into hand."""
 
-import types
-
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -92,13 +90,7 @@ def standin_owning_program_0(owns):
         obs, state, reward, done, info = standin_env.step(key, state, action, params)
         return with_program(obs, state, info["died"]), state, reward, done, info
 
-    return types.SimpleNamespace(
-        EnvParams=standin_env.EnvParams,
-        REWARD_COMPONENT_NAMES=standin_env.REWARD_COMPONENT_NAMES,
-        action_mask=standin_env.action_mask,
-        reset=reset,
-        step=step,
-    )
+    return standin_env.variant(reset=reset, step=step)
 
 
 def standin_with_a_program_in_the_lower_half():

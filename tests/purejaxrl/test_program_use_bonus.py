@@ -1,7 +1,5 @@
 """`--program-use-bonus W` (training.md §1.1): W for the first program an episode runs."""
 
-import types
-
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -24,13 +22,7 @@ def standin_with_a_program_always_offered():
     def action_mask(state):
         return standin_env.action_mask(state).at[PROGRAM].set(True)
 
-    return types.SimpleNamespace(
-        EnvParams=standin_env.EnvParams,
-        REWARD_COMPONENT_NAMES=standin_env.REWARD_COMPONENT_NAMES,
-        action_mask=action_mask,
-        reset=standin_env.reset,
-        step=standin_env.step,
-    )
+    return standin_env.variant(action_mask=action_mask)
 
 
 def test_flag_parses_defaults_off_and_refuses_non_finite(capsys):
