@@ -85,6 +85,45 @@ def rollout_config(**overrides):
     return config
 
 
+def schedule_config(num_updates=100, **fields):
+    """A validated 8-env x 16-step config lasting `num_updates` updates, for the tests of
+    per-update schedules (reward weights, entropy coefficient)."""
+    from hackmatrix.purejaxrl import config as cfg
+
+    config = cfg.TrainConfig(
+        num_envs=8, num_steps=16, total_timesteps=TINY_BATCH * num_updates, **fields
+    )
+    cfg.auto_scale_for_batch_size(config)
+    cfg.validate(config)
+    return config
+
+
+def standin_run(checkpoint_dir, name, updates, *flags):
+    """Train the stand-in game for `updates` tiny updates through the real CLI with `flags`;
+    returns the records of metrics.jsonl (the run directory is checkpoint_dir / name)."""
+    import json
+
+    from hackmatrix.purejaxrl import cli
+
+    code = cli.main(
+        [
+            *TINY_FLAGS,
+            "--no-episode-gif",
+            "--env-module",
+            "standin_env",
+            "--total-timesteps",
+            str(updates * TINY_BATCH),
+            *flags,
+            "--checkpoint-dir",
+            str(checkpoint_dir),
+            "--run-name",
+            name,
+        ]
+    )
+    assert code == 0
+    return [json.loads(line) for line in (checkpoint_dir / name / "metrics.jsonl").open()]
+
+
 def first_rollout(trainer, key):
     """One update's rollout and its metrics, as `update` computes them (no learning step)."""
     import jax

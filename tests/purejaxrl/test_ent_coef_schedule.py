@@ -5,15 +5,12 @@ The schedule, its checks, the traced coefficient of the chunk, and a real run
 that logs it.
 """
 
-import json
-
 import jax
 import numpy as np
 import pytest
 import standin_env
-from conftest import TINY_BATCH, TINY_FLAGS
+from conftest import schedule_config, standin_run
 
-from hackmatrix.purejaxrl import cli
 from hackmatrix.purejaxrl import config as cfg
 from hackmatrix.purejaxrl.checkpoint import stored_config
 from hackmatrix.purejaxrl.metrics import aggregate_chunk
@@ -21,17 +18,9 @@ from hackmatrix.purejaxrl.train import ent_coef_at, make_train
 
 
 def scheduled_config(start=0.15, final=None, anneal=None, num_updates=100):
-    config = cfg.TrainConfig(
-        num_envs=8,
-        num_steps=16,
-        total_timesteps=8 * 16 * num_updates,
-        ent_coef=start,
-        ent_coef_final=final,
-        ent_coef_anneal=anneal,
+    return schedule_config(
+        num_updates, ent_coef=start, ent_coef_final=final, ent_coef_anneal=anneal
     )
-    cfg.auto_scale_for_batch_size(config)
-    cfg.validate(config)
-    return config
 
 
 # ------------------------------------------------------------------ the schedule
@@ -126,29 +115,18 @@ def test_traced_coefficient_replaces_the_fixed_one():
 
 
 def test_a_run_logs_the_coefficient_of_each_chunk(tmp_path, capsys):
-    code = cli.main(
-        [
-            *TINY_FLAGS,
-            "--no-episode-gif",
-            "--env-module",
-            "standin_env",
-            "--total-timesteps",
-            str(8 * TINY_BATCH),
-            "--ent-coef",
-            "0.2",
-            "--ent-coef-final",
-            "0.0",
-            "--ent-coef-anneal",
-            "0.5",
-            "--checkpoint-dir",
-            str(tmp_path),
-            "--run-name",
-            "entsched",
-        ]
+    records = standin_run(
+        tmp_path,
+        "entsched",
+        8,
+        "--ent-coef",
+        "0.2",
+        "--ent-coef-final",
+        "0.0",
+        "--ent-coef-anneal",
+        "0.5",
     )
-    assert code == 0
     assert "ent_coef_anneal" in capsys.readouterr().out
-    records = [json.loads(line) for line in (tmp_path / "entsched" / "metrics.jsonl").open()]
     coefficients = [r["train/ent_coef"] for r in records if "train/total_loss" in r]
     # 8 updates in chunks of 2; 0.0 from update 4: chunks start at 0, 2, 4, 6.
     assert coefficients == pytest.approx([0.2, 0.1, 0.0, 0.0])
@@ -157,20 +135,5 @@ def test_a_run_logs_the_coefficient_of_each_chunk(tmp_path, capsys):
 
 
 def test_a_run_without_the_schedule_logs_no_coefficient(tmp_path):
-    code = cli.main(
-        [
-            *TINY_FLAGS,
-            "--no-episode-gif",
-            "--env-module",
-            "standin_env",
-            "--total-timesteps",
-            str(2 * TINY_BATCH),
-            "--checkpoint-dir",
-            str(tmp_path),
-            "--run-name",
-            "constant",
-        ]
-    )
-    assert code == 0
-    records = [json.loads(line) for line in (tmp_path / "constant" / "metrics.jsonl").open()]
+    records = standin_run(tmp_path, "constant", 2)
     assert not any("train/ent_coef" in r for r in records)

@@ -5,15 +5,12 @@ The schedule itself, its checks, the traced weight vector of the chunk, and a
 real run that logs the progress.
 """
 
-import json
-
 import jax
 import numpy as np
 import pytest
 import standin_env
-from conftest import TINY_BATCH, TINY_FLAGS
+from conftest import schedule_config, standin_run
 
-from hackmatrix.purejaxrl import cli
 from hackmatrix.purejaxrl import config as cfg
 from hackmatrix.purejaxrl.checkpoint import stored_config
 from hackmatrix.purejaxrl.metrics import aggregate_chunk
@@ -29,17 +26,12 @@ WEIGHTS = {"step_penalty": 0.0, "death_penalty": 0.2, "distance_shaping": 3.0}
 
 
 def annealed_config(anneal, num_updates=100, weights=WEIGHTS, final=None):
-    config = cfg.TrainConfig(
-        num_envs=8,
-        num_steps=16,
-        total_timesteps=8 * 16 * num_updates,
+    return schedule_config(
+        num_updates,
         reward_weights=weights,
         reward_weights_anneal=anneal,
         reward_weights_final=final,
     )
-    cfg.auto_scale_for_batch_size(config)
-    cfg.validate(config)
-    return config
 
 
 # ------------------------------------------------------------------ the schedule
@@ -164,30 +156,19 @@ def test_traced_weights_replace_the_fixed_ones():
 
 
 def test_a_run_logs_the_progress_of_the_schedule(tmp_path, capsys):
-    code = cli.main(
-        [
-            *TINY_FLAGS,
-            "--no-episode-gif",
-            "--env-module",
-            "standin_env",
-            "--total-timesteps",
-            str(8 * TINY_BATCH),
-            "--reward-weights",
-            "step_penalty=0",
-            "--reward-weights-anneal",
-            "0.5",
-            "--reward-weights-final",
-            "step_penalty=0.5",
-            "--checkpoint-dir",
-            str(tmp_path),
-            "--run-name",
-            "anneal",
-        ]
+    records = standin_run(
+        tmp_path,
+        "anneal",
+        8,
+        "--reward-weights",
+        "step_penalty=0",
+        "--reward-weights-anneal",
+        "0.5",
+        "--reward-weights-final",
+        "step_penalty=0.5",
     )
-    assert code == 0
     out = capsys.readouterr().out
     assert "reward_weights_anneal" in out and "step_penalty=0.5" in out
-    records = [json.loads(line) for line in (tmp_path / "anneal" / "metrics.jsonl").open()]
     progress = [r["train/reward_weights_progress"] for r in records if "train/total_loss" in r]
     # 8 updates in chunks of 2; canonical from update 4: chunks start at 0, 2, 4, 6.
     assert progress == [0.0, 0.5, 1.0, 1.0]

@@ -112,6 +112,13 @@ def reward_weight_vector(weights: dict, reward_names: tuple) -> np.ndarray:
     return np.array([weights.get(name, 1.0) for name in reward_names], np.float32)
 
 
+def linear_progress(fraction: float, update: int, num_updates: int) -> float:
+    """How far a schedule lasting the first `fraction` of `num_updates` has gone at `update`:
+    0 at the start, 1 from update `fraction x num_updates` on."""
+    end = fraction * num_updates
+    return min(1.0, update / end) if end > 0 else 1.0
+
+
 def reward_anneal_progress(config: TrainConfig, update: int) -> float:
     """How far `--reward-weights-anneal` has moved the weights toward their end at `update`.
 
@@ -119,8 +126,7 @@ def reward_anneal_progress(config: TrainConfig, update: int) -> float:
     """
     if config.reward_weights_anneal is None:
         return 0.0
-    end = config.reward_weights_anneal * config.num_updates
-    return min(1.0, update / end) if end > 0 else 1.0
+    return linear_progress(config.reward_weights_anneal, update, config.num_updates)
 
 
 def ent_coef_at(config: TrainConfig, update: int) -> float:
@@ -129,8 +135,7 @@ def ent_coef_at(config: TrainConfig, update: int) -> float:
     `--ent-coef` throughout without the schedule."""
     if config.ent_coef_anneal is None or config.ent_coef_final is None:
         return config.ent_coef
-    end = config.ent_coef_anneal * config.num_updates
-    t = min(1.0, update / end) if end > 0 else 1.0
+    t = linear_progress(config.ent_coef_anneal, update, config.num_updates)
     return config.ent_coef + (config.ent_coef_final - config.ent_coef) * t
 
 
