@@ -135,3 +135,27 @@ def first_rollout(trainer, key):
         return traj, phases["rollout_metrics"](traj)
 
     return jax.jit(rollout_and_metrics)(trainer.init(key))
+
+
+def standin_whose_programs_spend():
+    """The stand-in game with WAIT and UNDO always offered: a program step charges 0.25 of
+    resource_gain, an UNDO step pays 0.25 back, a move pays 0.05 (env reward to match)."""
+    import jax.numpy as jnp
+    import standin_env
+
+    from hackmatrix.names import FIRST_PROGRAM_ACTION, Program
+
+    program, undo = FIRST_PROGRAM_ACTION, FIRST_PROGRAM_ACTION + Program.UNDO
+
+    def action_mask(state):
+        return standin_env.action_mask(state).at[program].set(True).at[undo].set(True)
+
+    def step(key, state, action, params):
+        obs, new_state, reward, done, info = standin_env.step(key, state, action, params)
+        gain = jnp.where(
+            action == undo, 0.25, jnp.where(action >= FIRST_PROGRAM_ACTION, -0.25, 0.05)
+        ).astype(jnp.float32)
+        info = {**info, "reward_components": {**info["reward_components"], "resource_gain": gain}}
+        return obs, new_state, reward + gain, done, info
+
+    return standin_env.variant(action_mask=action_mask, step=step)

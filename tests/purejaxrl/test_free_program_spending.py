@@ -9,7 +9,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 import standin_env
-from conftest import first_rollout, rollout_config
+from conftest import first_rollout, rollout_config, standin_whose_programs_spend
 
 from hackmatrix.names import FIRST_PROGRAM_ACTION, Program
 from hackmatrix.purejaxrl import config as cfg
@@ -67,24 +67,6 @@ def test_no_loop_of_program_siphon_and_undo_earns_resources():
 
 
 # ------------------------------------------------------------------ a rollout
-
-
-def standin_whose_programs_spend():
-    """The stand-in game with WAIT and UNDO always offered: a program step charges 0.25 of
-    resource_gain, an UNDO step pays 0.25 back, a move pays 0.05 (env reward to match)."""
-
-    def action_mask(state):
-        return standin_env.action_mask(state).at[PROGRAM].set(True).at[UNDO].set(True)
-
-    def step(key, state, action, params):
-        obs, new_state, reward, done, info = standin_env.step(key, state, action, params)
-        gain = jnp.where(
-            action == UNDO, 0.25, jnp.where(action >= FIRST_PROGRAM_ACTION, -0.25, 0.05)
-        ).astype(jnp.float32)
-        info = {**info, "reward_components": {**info["reward_components"], "resource_gain": gain}}
-        return obs, new_state, reward + gain, done, info
-
-    return standin_env.variant(action_mask=action_mask, step=step)
 
 
 @pytest.fixture(scope="module")

@@ -116,6 +116,7 @@ def print_config_table(config: cfg.TrainConfig) -> None:
         ("program_bonus_at_death", config.program_bonus_at_death),
         ("program_use_bonus", config.program_use_bonus),
         ("free_program_spending", config.free_program_spending),
+        ("program_levers_from", config.program_levers_from_update or "start"),
         ("distance_shaping", config.distance_shaping),
         ("max_episode_steps", config.max_episode_steps or "off"),
     ]
@@ -203,6 +204,7 @@ def _train(args, explicit, env) -> int:
         make_mesh,
         make_train,
         place_runner_state,
+        program_levers_at,
         reward_anneal_progress,
         reward_weight_vector,
         reward_weights_at,
@@ -242,6 +244,8 @@ def _train(args, explicit, env) -> int:
         probability = curriculum.probability(update, config.num_updates)
         return curriculum_flags.env_params_for(env, curriculum, probability)
 
+    delays_levers = config.program_levers_from_update > 0
+
     def chunk_args(update: int) -> dict[str, Any]:
         """Extra train_chunk arguments for the chunk starting at `update`: the curriculum's
         env params and the annealed reward weights, each only when its flag is given."""
@@ -254,7 +258,17 @@ def _train(args, explicit, env) -> int:
             args["reward_vector"] = reward_weight_vector(weights, env.REWARD_COMPONENT_NAMES)
         if config.ent_coef_anneal is not None:
             args["ent_coef"] = np.float32(ent_coef_at(config, update))
+        if delays_levers:
+            args["program_levers"] = np.float32(program_levers_at(config, update))
         return args
+
+    def chunk_length(update: int) -> int:
+        """Updates in the chunk starting at `update`: `--log-interval`, cut short at the
+        end of the run and where `--program-levers-from-update` switches the levers on."""
+        length = min(config.log_interval, config.num_updates - update)
+        if delays_levers and update < config.program_levers_from_update:
+            length = min(length, config.program_levers_from_update - update)
+        return length
 
     devices = describe_devices()
     is_main = devices["process_index"] == 0
@@ -330,6 +344,7 @@ def _train(args, explicit, env) -> int:
             ("program_bonus", "program bonus"),
             ("program_use_bonus", "program use bonus"),
             ("free_program_spending", "free program spending"),
+            ("program_levers_from_update", "program levers' first update"),
             ("max_episode_steps", "episode step limit"),
         ):
             if stored.get(key, 0) != getattr(config, key):
@@ -491,7 +506,7 @@ def _train(args, explicit, env) -> int:
     stopping, _ = agree_across_processes(stop.signal_name is not None, False)
     try:
         while update < config.num_updates and not stopping:
-            active = min(config.log_interval, config.num_updates - update)
+            active = chunk_length(update)
             chunk_start = time.time()
             runner, per_update = trainer.train_chunk(runner, active, **chunk_args(update))
             per_update = to_host(per_update)
@@ -509,6 +524,8 @@ def _train(args, explicit, env) -> int:
                 )
             if config.ent_coef_anneal is not None:
                 metrics["train/ent_coef"] = ent_coef_at(config, update - active)
+            if delays_levers:
+                metrics["train/program_levers"] = program_levers_at(config, update - active)
             rate = active / seconds
             metrics = add_progress(
                 metrics, update, timesteps, rate, active * config.batch_size / seconds, first_chunk

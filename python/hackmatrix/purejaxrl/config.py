@@ -69,6 +69,9 @@ class TrainConfig:
     # `--free-program-spending`: refund resource_gain's charge for what a program spends
     # (training.md §1.1); False trains on the env's resource_gain as is.
     free_program_spending: bool = False
+    # `--program-levers-from-update`: the three program levers above pay nothing before this
+    # update (learning.md §18.4: a habit of siphoning first); 0: from the start.
+    program_levers_from_update: int = 0
     # `--distance-shaping`: "canonical" (one-directional, the env's reward) or "potential"
     # (a lost cell costs what a gained one pays; training.md §1.1).
     distance_shaping: str = "canonical"
@@ -261,6 +264,7 @@ def validate(config: TrainConfig) -> None:
         raise ValueError(
             f"--program-use-bonus must be a finite number, got {config.program_use_bonus}"
         )
+    check_program_levers_delay(config)
     if not isinstance(config.max_episode_steps, int) or config.max_episode_steps < 0:
         raise ValueError(
             "--max-episode-steps must be a whole number of actions >= 0 (0: no limit), "
@@ -435,6 +439,15 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="refund the resource_gain charge for credits and energy a program spends, and "
         "pay nothing for an UNDO that gives them back (training.md §1.1); default: off",
+    )
+    g.add_argument(
+        "--program-levers-from-update",
+        type=int,
+        default=0,
+        metavar="N",
+        help="--program-bonus, --program-use-bonus and --free-program-spending pay nothing "
+        "before update N, so the agent learns the rest of the game first; default 0: "
+        "from the start (training.md §1.1)",
     )
     g.add_argument(
         "--max-episode-steps",
@@ -652,6 +665,28 @@ def check_ent_coef_schedule(config: TrainConfig) -> None:
     if anneal is not None and not (math.isfinite(anneal) and 0.0 < anneal <= 1.0):
         raise ValueError(
             f"--ent-coef-anneal must be a fraction of training in (0, 1], got {anneal}"
+        )
+
+
+def check_program_levers_delay(config: TrainConfig) -> None:
+    """`--program-levers-from-update N`: a whole N >= 0 inside the run, with a lever to delay."""
+    delay = config.program_levers_from_update
+    if not isinstance(delay, int) or delay < 0:
+        raise ValueError(
+            f"--program-levers-from-update must be a whole update number >= 0, got {delay!r}"
+        )
+    if delay == 0:
+        return
+    levers = (config.program_bonus, config.program_use_bonus, config.free_program_spending)
+    if not any(levers):
+        raise ValueError(
+            "--program-levers-from-update has nothing to delay: give --program-bonus, "
+            "--program-use-bonus or --free-program-spending"
+        )
+    if delay >= config.num_updates:
+        raise ValueError(
+            f"--program-levers-from-update {delay} is not inside the run's "
+            f"{config.num_updates} updates: the levers would never pay"
         )
 
 

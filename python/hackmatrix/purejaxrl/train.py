@@ -139,6 +139,12 @@ def ent_coef_at(config: TrainConfig, update: int) -> float:
     return config.ent_coef + (config.ent_coef_final - config.ent_coef) * t
 
 
+def program_levers_at(config: TrainConfig, update: int) -> float:
+    """1 when the program levers (`--program-bonus`, `--program-use-bonus`,
+    `--free-program-spending`) pay at `update`, 0 before `--program-levers-from-update`."""
+    return 1.0 if update >= config.program_levers_from_update else 0.0
+
+
 def reward_weights_at(config: TrainConfig, update: int) -> dict[str, float] | None:
     """The weights in force at `update`: each moved from its `--reward-weights` value w to its
     `--reward-weights-final` value f (1 unless named) as w + (f - w) x progress."""
@@ -358,7 +364,9 @@ def make_train(
         )
 
     # ------------------------------------------------------------------ rollout
-    def env_step(carry, _, env_params=env_params, reward_vector=None):
+    def env_step(carry, _, env_params=env_params, reward_vector=None, program_levers=None):
+        """`program_levers` (traced 0 or 1, `--program-levers-from-update`) scales the
+        program bonus, the program-use bonus and the spending refund; None: always on."""
         runner = carry
         params = runner.train_state.params
         rng, act_key, step_key, reset_key = jax.random.split(runner.rng, 4)
@@ -388,12 +396,16 @@ def make_train(
         bonus = (
             None if program_bonus is None else program_bonus(runner.obs, next_obs, info.get("died"))
         )
+        if bonus is not None and program_levers is not None:
+            bonus = program_levers * bonus
         first_use, program_used = None, None
         if use_bonus != 0:
             # Paid once per episode, on its first program action: bounded, so no loop of
             # programs and UNDO can farm it (learning.md §16).
             ran_program = action >= FIRST_PROGRAM_ACTION
             first_use = use_bonus * (ran_program & ~runner.program_used).astype(jnp.float32)
+            if program_levers is not None:
+                first_use = program_levers * first_use
             program_used = keep_env_sharded((runner.program_used | ran_program) & ~done)
         # Auto-reset with its own keys; the carried obs is the post-reset one.
         next_state, next_obs = auto_reset(reset_key, done, next_state, next_obs, env_params)
@@ -406,6 +418,8 @@ def make_train(
             retreat = retreat_charge(info, weights_now)
         if spending_refund is not None:
             refund = spending_refund(action, components, weights_now)
+            if program_levers is not None:
+                refund = program_levers * refund
         if shapes_reward:
             weighted = reward if weigh_reward is None else weigh_reward(components, reward_vector)
             if bonus is not None:
@@ -554,10 +568,15 @@ def make_train(
             metrics[f"reward/{name}"] = component_means[i]
         return metrics
 
-    def rollout(runner: RunnerState, env_params=env_params, reward_vector=None):
+    def rollout(
+        runner: RunnerState, env_params=env_params, reward_vector=None, program_levers=None
+    ):
         """num_steps env steps; returns the runner after them, the trajectory and V(o_T)."""
         runner, traj = jax.lax.scan(
-            lambda c, x: env_step(c, x, env_params, reward_vector), runner, None, num_steps
+            lambda c, x: env_step(c, x, env_params, reward_vector, program_levers),
+            runner,
+            None,
+            num_steps,
         )
         traj = keep_env_sharded(traj, time_env_sharding)
         _, last_value = network.apply(runner.train_state.params, runner.obs)
@@ -580,8 +599,14 @@ def make_train(
         )
         return train_state, losses
 
-    def update(runner: RunnerState, env_params=env_params, reward_vector=None, ent_coef=None):
-        runner, traj, last_value = rollout(runner, env_params, reward_vector)
+    def update(
+        runner: RunnerState,
+        env_params=env_params,
+        reward_vector=None,
+        ent_coef=None,
+        program_levers=None,
+    ):
+        runner, traj, last_value = rollout(runner, env_params, reward_vector, program_levers)
         advantages, targets = compute_gae(traj, last_value)
         rng, epoch_key = jax.random.split(runner.rng)
         train_state, losses = learn(
@@ -599,18 +624,21 @@ def make_train(
         env_params=env_params,
         reward_vector=None,
         ent_coef=None,
+        program_levers=None,
     ):
         """`log_interval` updates; those at index >= num_active are skipped.
 
         Skipping (instead of compiling a shorter chunk) runs a remainder with
         the same compiled function (§2.8). `env_params`, `reward_vector`
-        (f32[15], `--reward-weights-anneal`) and `ent_coef` (f32[],
-        `--ent-coef-anneal`) are traced: a new curriculum probability, weight
-        or coefficient each chunk does not recompile (§1.7, §1.1).
+        (f32[15], `--reward-weights-anneal`), `ent_coef` (f32[],
+        `--ent-coef-anneal`) and `program_levers` (f32[] 0 or 1,
+        `--program-levers-from-update`) are traced: a new curriculum
+        probability, weight, coefficient or switch each chunk does not
+        recompile (§1.7, §1.1).
         """
 
         def run_update(r):
-            return update(r, env_params, reward_vector, ent_coef)
+            return update(r, env_params, reward_vector, ent_coef, program_levers)
 
         metric_shapes = jax.eval_shape(lambda r: run_update(r)[1], runner)
 
@@ -675,6 +703,7 @@ __all__ = [
     "make_retreat_charge",
     "make_reward_weighting",
     "ent_coef_at",
+    "program_levers_at",
     "reward_anneal_progress",
     "reward_weight_vector",
     "reward_weights_at",

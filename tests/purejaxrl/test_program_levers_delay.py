@@ -1,0 +1,117 @@
+"""`--program-levers-from-update N` (training.md §1.1): the program bonus, the program-use
+bonus and free program spending pay nothing before update N.
+
+The switch, its checks, the rollout with the levers off and on, and a real run whose
+chunks end where the levers come in.
+"""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from conftest import (
+    rollout_config,
+    schedule_config,
+    standin_run,
+    standin_whose_programs_spend,
+)
+
+from hackmatrix.purejaxrl import config as cfg
+from hackmatrix.purejaxrl.checkpoint import stored_config
+from hackmatrix.purejaxrl.train import make_train, program_levers_at
+
+# ------------------------------------------------------------------ the switch
+
+
+def test_levers_pay_from_the_given_update_on():
+    config = schedule_config(100, free_program_spending=True, program_levers_from_update=40)
+    assert [program_levers_at(config, u) for u in (0, 39, 40, 99)] == [0.0, 0.0, 1.0, 1.0]
+
+
+def test_by_default_the_levers_pay_from_the_start():
+    config = schedule_config(100, program_bonus=1.0)
+    assert config.program_levers_from_update == 0
+    assert program_levers_at(config, 0) == 1.0
+
+
+@pytest.mark.parametrize(
+    "fields, message",
+    [
+        (dict(program_bonus=1.0, program_levers_from_update=-1), "whole update number >= 0"),
+        (dict(program_bonus=1.0, program_levers_from_update=2.5), "whole update number >= 0"),
+        (dict(program_levers_from_update=10), "nothing to delay"),
+        (dict(program_use_bonus=1.0, program_levers_from_update=100), "not inside the run"),
+    ],
+)
+def test_bad_settings_are_refused(fields, message):
+    with pytest.raises(ValueError, match=message):
+        schedule_config(100, **fields)
+
+
+def test_flag_parses():
+    parse = cfg.build_parser().parse_args
+    assert cfg.config_from_args(parse([])).program_levers_from_update == 0
+    args = parse(["--program-bonus", "1", "--program-levers-from-update", "120"])
+    assert cfg.config_from_args(args).program_levers_from_update == 120
+
+
+def test_bad_flag_value_is_an_argparse_error(capsys):
+    with pytest.raises(SystemExit):
+        cfg.build_parser().parse_args(["--program-levers-from-update", "soon"])
+    assert "--program-levers-from-update" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ the rollout
+
+
+@pytest.fixture(scope="module")
+def rollouts():
+    """The first rollout of one trainer, with the levers left out, switched off and on."""
+    config = rollout_config(num_steps=64, free_program_spending=True, program_use_bonus=0.5)
+    trainer = make_train(config, standin_whose_programs_spend())
+    runner = trainer.init(jax.random.PRNGKey(2))
+    run = jax.jit(lambda r, levers: trainer.phases["rollout"](r, program_levers=levers)[1])
+    default = jax.jit(lambda r: trainer.phases["rollout"](r)[1])(runner)
+    off, on = (jax.device_get(run(runner, jnp.float32(v))) for v in (0.0, 1.0))
+    return jax.device_get(default), off, on
+
+
+def test_levers_off_train_on_the_env_reward(rollouts):
+    default, off, _ = rollouts
+    # The same game is played: only what PPO is paid changes.
+    np.testing.assert_array_equal(off.action, default.action)
+    assert np.any(default.spending_refund != 0) and np.any(default.program_use_bonus != 0)
+    assert not np.any(off.spending_refund) and not np.any(off.program_use_bonus)
+    np.testing.assert_array_equal(off.reward, off.env_reward)
+
+
+def test_levers_on_are_the_levers_without_the_switch(rollouts):
+    default, _, on = rollouts
+    for name in ("action", "reward", "spending_refund", "program_use_bonus"):
+        np.testing.assert_array_equal(getattr(on, name), getattr(default, name))
+
+
+# ------------------------------------------------------------------ a real run
+
+
+def test_a_run_switches_the_levers_on_at_their_update(tmp_path, capsys):
+    records = standin_run(
+        tmp_path,
+        "delayed",
+        8,
+        "--free-program-spending",
+        "--program-levers-from-update",
+        "3",
+    )
+    assert "program_levers_from" in capsys.readouterr().out
+    chunks = [r for r in records if "train/total_loss" in r]
+    # Chunks of 2 updates, cut at update 3: they end at 2, 3, 5, 7, 8.
+    assert [r["update"] for r in chunks] == [2, 3, 5, 7, 8]
+    assert [r["train/program_levers"] for r in chunks] == [0.0, 0.0, 1.0, 1.0, 1.0]
+    stored = stored_config(tmp_path / "delayed" / "final_params.npz")
+    assert stored["program_levers_from_update"] == 3
+
+
+def test_a_run_without_the_delay_logs_no_switch(tmp_path):
+    records = standin_run(tmp_path, "undelayed", 2, "--free-program-spending")
+    assert not any("train/program_levers" in r for r in records)
