@@ -80,6 +80,11 @@ def _siphon(i, m):  # the known failure: 0.015 -> 0.0001 while still valid
     m["actions/siphon_frac"] = max(0.015 * 0.5**i, 1e-4)
 
 
+def _hoarding(i, m):  # more and more siphons held beside blocks, the same few taken
+    m["actions/siphon_valid_frac"] = 0.04 + 0.005 * i
+    m["actions/siphon_frac"] = 0.012
+
+
 def _program(i, m):
     m["actions/program_frac"] = 0.004 if i < 4 else 0.0
 
@@ -101,6 +106,7 @@ def _empty_mask(i, m):
         (_entropy_high, "entropy_high", "train/entropy"),
         (_oscillation, "length_up_return_flat", "train/mean_episode_length"),
         (_siphon, "siphon_collapse", "actions/siphon_frac"),
+        (_hoarding, "siphon_hoarding", "actions/siphon_valid_frac"),
         (_program, "program_collapse", "actions/program_frac"),
         (_step_penalty, "step_penalty_off", "reward/step_penalty"),
         (_empty_mask, "empty_mask", "stats/empty_mask_steps"),
@@ -240,3 +246,36 @@ def test_warnings_go_to_metrics_jsonl_and_only_to_an_online_wandb(tmp_path):
         {"title": "HackMatrix r: approx_kl_high", "text": warning.text(), "level": "WARN"}
     ]
     logger.run = None
+
+
+def siphon_series(points):
+    """Healthy chunks with (siphon valid %, % of those taken) from a real run's log."""
+    return [
+        dict(
+            healthy(i),
+            **{
+                "actions/siphon_valid_frac": valid / 100,
+                "actions/siphon_frac": valid / 100 * use / 100,
+            },
+        )
+        for i, (valid, use) in enumerate(points)
+    ]
+
+
+def test_hoarding_warns_before_the_collapse_of_a_real_run():
+    # learning.md §18.3, seed 3 with the program levers from the start, updates 10-120.
+    points = [(3.9, 37), (3.7, 37), (4.8, 27), (4.4, 30), (4.9, 30), (6.2, 28), (7.9, 23)]
+    points += [(12.1, 16), (20.0, 9), (30.7, 5), (45.0, 3), (55.6, 2), (60.0, 0.5)]
+    fired = run(siphon_series(points))
+    assert [(w.check, w.update) for w in fired] == [
+        ("siphon_hoarding", 70),
+        ("siphon_collapse", 130),
+    ]
+    assert "7.9% of steps and taken on 23%" in fired[0].text()
+
+
+def test_a_run_that_keeps_siphoning_is_not_called_hoarding():
+    # Seed 0, siphon weight 0.3 + program bonus 1, 25 M steps: the valid share creeps up
+    # late (6.1 % at update 745) but a third of those siphons are still taken.
+    points = [(4.4, 31), (2.9, 45), (2.4, 56), (2.2, 73), (2.4, 97), (2.7, 85), (6.1, 35)]
+    assert run(siphon_series(points)) == []

@@ -45,6 +45,15 @@ RETURN_SCALE_FLOOR = 1.0
 ACTION_VALID_MIN = 0.002  # valid on fewer steps than this: cannot judge
 ACTION_USE_COLLAPSE_BELOW = 0.01
 ACTION_USE_RECOVERED_ABOVE = 0.02
+# Siphon hoarding: data siphons carried beside blocks and left unused. A fresh
+# policy has a siphon valid on ~4% of steps and takes it on ~35% of those; every
+# run that later stopped siphoning first showed the valid share rising past 6%
+# while the use fell below 25%, ~50 updates before siphon_collapse (learning.md
+# §18.3); runs that kept siphoning stayed at 1.5-5% valid, or >= 35% use.
+HOARD_VALID_ABOVE = 0.06
+HOARD_USE_BELOW = 0.25
+HOARD_CLEAR_VALID_BELOW = 0.045
+HOARD_CLEAR_USE_ABOVE = 0.35
 # Sanity of the run itself.
 STEP_PENALTY = -0.01
 STEP_PENALTY_TOLERANCE = 1e-3
@@ -215,6 +224,36 @@ def action_collapse_check(action: str) -> Check:
     )
 
 
+def siphon_hoarding_check() -> Check:
+    """Siphons valid on more and more steps while the policy takes fewer of them: the early
+    sign of a siphon collapse."""
+
+    def assess(window):
+        taken = _get(window[-1], "actions/siphon_frac")
+        valid = _get(window[-1], "actions/siphon_valid_frac")
+        if math.isnan(taken) or math.isnan(valid) or valid < ACTION_VALID_MIN:
+            return UNKNOWN, valid, ""
+        use = taken / valid
+        detail = f"siphon valid on {valid:.1%} of steps and taken on {use:.0%} of those"
+        if valid >= HOARD_VALID_ABOVE and use < HOARD_USE_BELOW:
+            return PROBLEM, valid, detail
+        if valid < HOARD_CLEAR_VALID_BELOW or use >= HOARD_CLEAR_USE_ABOVE:
+            return CLEAR, valid, detail
+        return UNKNOWN, valid, detail
+
+    return Check(
+        "siphon_hoarding",
+        "actions/siphon_valid_frac",
+        f"< {HOARD_CLEAR_VALID_BELOW:.1%} of steps, or siphon taken on >= "
+        f"{HOARD_CLEAR_USE_ABOVE:.0%} of them (a fresh policy: ~4%, ~35%)",
+        "the policy carries data siphons beside blocks without using them, which came before "
+        "every siphon collapse seen (learning.md §18.3): check what outweighs "
+        "reward/data_siphon (program levers can wait: --program-levers-from-update), raise "
+        "--ent-coef, or resume from a checkpoint before this warning",
+        assess,
+    )
+
+
 def default_checks() -> list[Check]:
     return [
         threshold_check(
@@ -245,6 +284,7 @@ def default_checks() -> list[Check]:
         ),
         sustained_entropy_check(),
         oscillation_check(),
+        siphon_hoarding_check(),
         action_collapse_check("siphon"),
         action_collapse_check("program"),
         threshold_check(

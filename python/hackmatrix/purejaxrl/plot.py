@@ -142,6 +142,7 @@ def _action_panel(ax, runs, colors, action):
     taken = _lines(ax, runs, colors, f"actions/{action}_frac", lw=1.5)
     _lines(ax, runs, colors, f"actions/{action}_valid_frac", lw=1.2, ls="--", alpha=0.7)
     _warnings(ax, runs, colors, f"actions/{action}_frac")
+    _warnings(ax, runs, colors, f"actions/{action}_valid_frac")  # siphon_hoarding
     positive = any(
         np.nanmax(run.series.get(k, [0])) > 0
         for run in runs
@@ -157,6 +158,9 @@ def _action_panel(ax, runs, colors, action):
         ax.set_ylim(bottom=1e-5)
         ax.plot([], [], color="0.3", label="taken (share of steps)")
         ax.plot([], [], color="0.3", ls="--", label="valid (share of steps)")
+        if action == "siphon":
+            ax.axhline(health.HOARD_VALID_ABOVE, color=WARN, ls=":", lw=1.0)
+            ax.plot([], [], color=WARN, ls=":", label="hoarding if valid above, use < 25%")
         ax.legend(loc="lower left", fontsize=7)
     ax.set_title(f"{action.capitalize()}: taken vs valid")
 
