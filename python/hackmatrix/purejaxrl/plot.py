@@ -292,36 +292,14 @@ def draw_dashboard(runs: Sequence[Run], out: Path) -> Path:
         "Behaviour evaluation (eval/*)",
         skip=("eval/num_episodes", "eval/seconds", "eval/mean_episode_length"),
     )
-    _multi_key_panel(
-        losses,
-        runs,
-        "train/",
-        "Losses",
-        skip={
-            f"train/{k}"
-            for k in (
-                "approx_kl",
-                "clip_frac",
-                "entropy",
-                "ent_loss",
-                "includes_compile",
-                "mean_episode_length",
-                "mean_episode_return",
-                "mean_reward",
-                "mean_weighted_episode_return",
-                "num_episodes",
-                "program_bonus",
-                "program_use_bonus",
-                "spending_refund",
-                "steps_per_second",
-                "timesteps",
-                "truncated_episodes",
-                "update_step",
-                "updates_per_second",
-                "weighted_mean_reward",
-            )
-        },
-    )
+    # Only the losses: other train/* keys (schedules, switches, bonuses) have their own scales.
+    not_losses = {
+        k
+        for run in runs
+        for k in run.series
+        if k.startswith("train/") and (not k.endswith("_loss") or k == "train/ent_loss")
+    }
+    _multi_key_panel(losses, runs, "train/", "Losses", skip=not_losses)
     if not _lines(speed, runs, colors, "train/steps_per_second", lw=1.5, marker="."):
         _empty(speed, "no train/steps_per_second")
     speed.set_title("Env steps per second (first chunk includes compilation)")
