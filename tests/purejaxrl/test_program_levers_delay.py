@@ -40,12 +40,27 @@ def test_by_default_the_levers_pay_from_the_start():
         (dict(program_bonus=1.0, program_levers_from_update=-1), "whole update number >= 0"),
         (dict(program_bonus=1.0, program_levers_from_update=2.5), "whole update number >= 0"),
         (dict(program_levers_from_update=10), "nothing to delay"),
-        (dict(program_use_bonus=1.0, program_levers_from_update=100), "not inside the run"),
     ],
 )
 def test_bad_settings_are_refused(fields, message):
     with pytest.raises(ValueError, match=message):
         schedule_config(100, **fields)
+
+
+def test_a_run_that_ends_before_the_levers_is_noted_not_refused():
+    config = schedule_config(100, program_use_bonus=1.0, program_levers_from_update=100)
+    assert program_levers_at(config, 99) == 0.0
+    note = cfg.program_levers_note(config)
+    assert "update 100" in note and "(100)" in note and "resume" in note
+    inside = schedule_config(100, program_use_bonus=1.0, program_levers_from_update=99)
+    assert cfg.program_levers_note(inside) is None
+    assert cfg.program_levers_note(schedule_config(100, program_bonus=1.0)) is None
+
+
+def test_free_spending_can_be_switched_off_again():
+    parse = cfg.build_parser().parse_args
+    args = parse(["--free-program-spending", "--no-free-program-spending"])
+    assert cfg.config_from_args(args).free_program_spending is False
 
 
 def test_flag_parses():

@@ -297,6 +297,9 @@ def _train(args, explicit, env) -> int:
         say(network_note)
     if curriculum_note:
         say(curriculum_note)
+    levers_note = cfg.program_levers_note(config)
+    if levers_note:
+        say(levers_note)
     say(
         f"Curriculum: {curriculum.describe()}"
         if curriculum

@@ -436,7 +436,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     g.add_argument(
         "--free-program-spending",
-        action="store_true",
+        action=argparse.BooleanOptionalAction,
+        default=False,
         help="refund the resource_gain charge for credits and energy a program spends, and "
         "pay nothing for an UNDO that gives them back (training.md §1.1); default: off",
     )
@@ -669,7 +670,9 @@ def check_ent_coef_schedule(config: TrainConfig) -> None:
 
 
 def check_program_levers_delay(config: TrainConfig) -> None:
-    """`--program-levers-from-update N`: a whole N >= 0 inside the run, with a lever to delay."""
+    """`--program-levers-from-update N`: a whole N >= 0, with a lever to delay. N may lie
+    past the run's end (the run is then the first part of a staged one; see
+    `program_levers_note`)."""
     delay = config.program_levers_from_update
     if not isinstance(delay, int) or delay < 0:
         raise ValueError(
@@ -683,11 +686,17 @@ def check_program_levers_delay(config: TrainConfig) -> None:
             "--program-levers-from-update has nothing to delay: give --program-bonus, "
             "--program-use-bonus or --free-program-spending"
         )
-    if delay >= config.num_updates:
-        raise ValueError(
-            f"--program-levers-from-update {delay} is not inside the run's "
-            f"{config.num_updates} updates: the levers would never pay"
-        )
+
+
+def program_levers_note(config: TrainConfig) -> str | None:
+    """The start-up note for a run that ends before its program levers come in."""
+    delay = config.program_levers_from_update
+    if delay == 0 or delay < config.num_updates:
+        return None
+    return (
+        f"Note: the program levers pay from update {delay}, after this run's last update "
+        f"({config.num_updates}): they pay nothing here unless a resume extends the run"
+    )
 
 
 def config_from_args(args: argparse.Namespace) -> TrainConfig:
