@@ -130,3 +130,65 @@ def test_a_run_switches_the_levers_on_at_their_update(tmp_path, capsys):
 def test_a_run_without_the_delay_logs_no_switch(tmp_path):
     records = standin_run(tmp_path, "undelayed", 2, "--free-program-spending")
     assert not any("train/program_levers" in r for r in records)
+
+
+# ------------------------------------------------------------------ a resume
+
+
+def resume_standin(checkpoint, updates, *flags):
+    """Resume the stand-in run at `checkpoint` to `updates` updates with `flags`."""
+    import json
+
+    from conftest import TINY_BATCH, TINY_FLAGS
+
+    from hackmatrix.purejaxrl import cli
+
+    code = cli.main(
+        [
+            *TINY_FLAGS,
+            "--no-episode-gif",
+            "--env-module",
+            "standin_env",
+            "--checkpoint-dir",
+            str(checkpoint.parent.parent),
+            "--resume",
+            str(checkpoint),
+            "--total-timesteps",
+            str(updates * TINY_BATCH),
+            *flags,
+        ]
+    )
+    assert code == 0
+    return [json.loads(line) for line in (checkpoint.parent / "metrics.jsonl").open()]
+
+
+def test_a_staged_run_ends_before_its_levers_and_a_resume_keeps_them(tmp_path, capsys):
+    # The first part: the levers come in after its last update, which is noted, not refused.
+    staged = ("--program-bonus", "0.5", "--free-program-spending")
+    standin_run(tmp_path, "staged", 4, *staged, "--program-levers-from-update", "6")
+    assert "they pay nothing here unless a resume extends the run" in capsys.readouterr().out
+    # A resume without the reward flags keeps them (and the switch) from the checkpoint.
+    records = resume_standin(tmp_path / "staged" / "checkpoint_4.pkl", 8)
+    out = capsys.readouterr().out
+    assert "Reward: continuing the checkpoint's" in out and "program_bonus=0.5" in out
+    chunks = [r for r in records if "train/total_loss" in r]
+    assert [(r["update"], r["train/program_levers"]) for r in chunks] == [
+        (2, 0.0),
+        (4, 0.0),
+        (6, 0.0),
+        (8, 1.0),
+    ]
+    stored = stored_config(tmp_path / "staged" / "final_params.npz")
+    assert (stored["program_bonus"], stored["free_program_spending"]) == (0.5, True)
+    assert stored["program_levers_from_update"] == 6
+
+
+def test_a_resume_flag_changes_the_reward_and_says_so(tmp_path, capsys):
+    standin_run(tmp_path, "paid", 2, "--program-bonus", "0.5", "--free-program-spending")
+    capsys.readouterr()
+    resume_standin(tmp_path / "paid" / "checkpoint_2.pkl", 4, "--no-free-program-spending")
+    out = capsys.readouterr().out
+    assert "Note: free program spending changes from True to False" in out
+    assert "continuing the checkpoint's program_bonus=0.5" in out
+    stored = stored_config(tmp_path / "paid" / "final_params.npz")
+    assert (stored["program_bonus"], stored["free_program_spending"]) == (0.5, False)

@@ -180,6 +180,47 @@ def inherit_network_from_checkpoint(config: Any, stored: dict, explicit: set[str
     )
 
 
+# What PPO is paid besides the env's reward (training.md §1.1).
+REWARD_FIELDS = (
+    "reward_weights",
+    "reward_weights_anneal",
+    "reward_weights_final",
+    "program_bonus",
+    "program_bonus_at_death",
+    "program_use_bonus",
+    "free_program_spending",
+    "program_levers_from_update",
+    "distance_shaping",
+)
+
+
+def inherit_rewards_from_checkpoint(config: Any, stored: dict, explicit: set[str]) -> str | None:
+    """On resume, keep the checkpoint's reward options unless flagged.
+
+    Each option not given on the command line is taken from the checkpoint (a
+    staged run resumed without its flags keeps being paid as before); a given one
+    changes it, and the change is printed below. Returns a line to print when
+    something was taken over, else None.
+    """
+    taken = {
+        name: stored[name]
+        for name in REWARD_FIELDS
+        if name not in explicit and name in stored and getattr(config, name) != stored[name]
+    }
+    for name, value in taken.items():
+        setattr(config, name, value)
+    if not taken:
+        return None
+    weight_maps = ("reward_weights", "reward_weights_final")
+
+    def shown(name, value):
+        return cfg.format_reward_weights(value) if name in weight_maps else value
+
+    return "Reward: continuing the checkpoint's " + ", ".join(
+        f"{name}={shown(name, value)}" for name, value in taken.items()
+    )
+
+
 def _train(args, explicit, env) -> int:
     if args.rewind and args.resume is None and args.resume_run is None:
         raise ValueError("--rewind only makes sense together with --resume")
@@ -225,6 +266,11 @@ def _train(args, explicit, env) -> int:
     )
     network_note = (
         inherit_network_from_checkpoint(config, payload["config"], explicit)
+        if payload is not None
+        else None
+    )
+    reward_note = (
+        inherit_rewards_from_checkpoint(config, payload["config"], explicit)
         if payload is not None
         else None
     )
@@ -295,6 +341,8 @@ def _train(args, explicit, env) -> int:
     print_config_table(config) if is_main else None
     if network_note:
         say(network_note)
+    if reward_note:
+        say(reward_note)
     if curriculum_note:
         say(curriculum_note)
     levers_note = cfg.program_levers_note(config)
