@@ -3,11 +3,17 @@
 # machine it runs on: sets up .venv and builds Swift (setup_env.sh), then runs
 # train_purejaxrl.py. Extra arguments go to the trainer, e.g.
 #   python/scripts/train.sh --total-timesteps 100000000 --num-envs 2048
-# Two settings differ from the trainer's own defaults, each the better one in
-# equal-budget runs (specs/learning.md §6 and §11); a later flag wins:
-#   --ent-coef 0.05   (the seeds' 0.15: train.sh --ent-coef 0.15)
-#   --network grid    (the flat MLP: train.sh --network mlp); left out on a
-#                     resume, which keeps the checkpoint's network.
+# Settings that differ from the trainer's own defaults, each chosen in
+# equal-budget runs (specs/learning.md §6, §11, §20):
+#   --ent-coef 0.05   always; a later flag wins (train.sh --ent-coef 0.15).
+#   --network grid    on a fresh run without --network (train.sh --network mlp).
+#   the staged reward, on a fresh run that names no reward option:
+#     --reward-weights siphon_death_penalty=0.3 --program-bonus 1
+#     --free-program-spending --program-levers-from-update 120
+#   (the siphon priced lighter from the start, programs paid from update 120).
+#   Any reward flag replaces all four: train.sh --reward-weights none trains on
+#   the canonical reward.
+# A resume keeps the checkpoint's network and reward (specs/training.md §4.4).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
@@ -16,5 +22,13 @@ defaults=(--ent-coef 0.05)
 case " $* " in
   *" --resume"* | *" --network"*) ;;
   *) defaults+=(--network grid) ;;
+esac
+case " $* " in
+  *" --resume"* | *" --reward-weights"* | *" --program-"* | *"-free-program-spending"*) ;;
+  *" --distance-shaping"*) ;;
+  *)
+    defaults+=(--reward-weights siphon_death_penalty=0.3 --program-bonus 1)
+    defaults+=(--free-program-spending --program-levers-from-update 120)
+    ;;
 esac
 exec .venv/bin/python python/scripts/train_purejaxrl.py "${defaults[@]}" "$@"
