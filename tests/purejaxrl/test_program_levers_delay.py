@@ -192,3 +192,15 @@ def test_a_resume_flag_changes_the_reward_and_says_so(tmp_path, capsys):
     assert "continuing the checkpoint's program_bonus=0.5" in out
     stored = stored_config(tmp_path / "paid" / "final_params.npz")
     assert (stored["program_bonus"], stored["free_program_spending"]) == (0.5, False)
+
+
+def test_a_resume_may_move_the_switch_of_the_checkpoints_levers(tmp_path, capsys):
+    # Only the delay is given: the bonus it delays comes from the checkpoint.
+    standin_run(tmp_path, "moved", 2, "--program-bonus", "0.5")
+    capsys.readouterr()
+    records = resume_standin(
+        tmp_path / "moved" / "checkpoint_2.pkl", 6, "--program-levers-from-update", "4"
+    )
+    assert "Note: program levers' first update changes from 0 to 4" in capsys.readouterr().out
+    chunks = [r for r in records if "train/program_levers" in r]
+    assert [(r["update"], r["train/program_levers"]) for r in chunks] == [(4, 0.0), (6, 1.0)]

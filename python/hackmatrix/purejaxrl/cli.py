@@ -225,10 +225,17 @@ def _train(args, explicit, env) -> int:
     if args.rewind and args.resume is None and args.resume_run is None:
         raise ValueError("--rewind only makes sense together with --resume")
     config = cfg.config_from_args(args)
-    cfg.validate(config)
     checkpoint_dir = Path(args.checkpoint_dir)
     resume_path = resolve_resume(args.resume, args.resume_run, checkpoint_dir, cfg.RESUME_LATEST)
     payload = load_checkpoint(resume_path) if resume_path else None
+    # Before the checks: a flag given on resume may need an option the checkpoint holds
+    # (e.g. a new --program-levers-from-update for its program bonus).
+    reward_note = (
+        inherit_rewards_from_checkpoint(config, payload["config"], explicit)
+        if payload is not None
+        else None
+    )
+    cfg.validate(config)
 
     if args.multi_host or any(
         value is not None
@@ -266,11 +273,6 @@ def _train(args, explicit, env) -> int:
     )
     network_note = (
         inherit_network_from_checkpoint(config, payload["config"], explicit)
-        if payload is not None
-        else None
-    )
-    reward_note = (
-        inherit_rewards_from_checkpoint(config, payload["config"], explicit)
         if payload is not None
         else None
     )
