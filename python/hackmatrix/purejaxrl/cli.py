@@ -158,6 +158,19 @@ def main(argv: Sequence[str] | None = None, env: ModuleType | None = None) -> in
 NETWORK_FIELDS = ("network", "hidden_dim", "num_layers")
 
 
+def take_from_checkpoint(config: Any, stored: dict, explicit: set[str], fields) -> dict:
+    """Set each of `fields` not given on the command line to the checkpoint's value where
+    they differ; returns what was taken over ({name: value})."""
+    taken = {
+        name: stored[name]
+        for name in fields
+        if name not in explicit and name in stored and getattr(config, name) != stored[name]
+    }
+    for name, value in taken.items():
+        setattr(config, name, value)
+    return taken
+
+
 def inherit_network_from_checkpoint(config: Any, stored: dict, explicit: set[str]) -> str | None:
     """On resume, keep the checkpoint's network, hidden dim and layer count unless flagged.
 
@@ -166,13 +179,7 @@ def inherit_network_from_checkpoint(config: Any, stored: dict, explicit: set[str
     Returns a line to print when something was taken over, else None.
     """
     stored = {"network": "mlp", **stored}  # checkpoints from before --network are mlp
-    taken = {
-        name: stored[name]
-        for name in NETWORK_FIELDS
-        if name not in explicit and name in stored and getattr(config, name) != stored[name]
-    }
-    for name, value in taken.items():
-        setattr(config, name, value)
+    taken = take_from_checkpoint(config, stored, explicit, NETWORK_FIELDS)
     if not taken:
         return None
     return "Network: continuing the checkpoint's " + ", ".join(
@@ -202,13 +209,7 @@ def inherit_rewards_from_checkpoint(config: Any, stored: dict, explicit: set[str
     changes it, and the change is printed below. Returns a line to print when
     something was taken over, else None.
     """
-    taken = {
-        name: stored[name]
-        for name in REWARD_FIELDS
-        if name not in explicit and name in stored and getattr(config, name) != stored[name]
-    }
-    for name, value in taken.items():
-        setattr(config, name, value)
+    taken = take_from_checkpoint(config, stored, explicit, REWARD_FIELDS)
     if not taken:
         return None
     weight_maps = ("reward_weights", "reward_weights_final")

@@ -369,6 +369,10 @@ def make_train(
         program bonus, the program-use bonus and the spending refund; None: always on."""
         runner = carry
         params = runner.train_state.params
+
+        def switched(paid):  # a program lever's payment: 0 before its update
+            return paid if paid is None or program_levers is None else program_levers * paid
+
         rng, act_key, step_key, reset_key = jax.random.split(runner.rng, 4)
 
         mask = v_mask(runner.env_state)
@@ -393,19 +397,17 @@ def make_train(
         completed_length = jnp.where(done, episode_length, 0)
 
         # Read before the auto-reset replaces a finished game's last observation.
-        bonus = (
+        bonus = switched(
             None if program_bonus is None else program_bonus(runner.obs, next_obs, info.get("died"))
         )
-        if bonus is not None and program_levers is not None:
-            bonus = program_levers * bonus
         first_use, program_used = None, None
         if use_bonus != 0:
             # Paid once per episode, on its first program action: bounded, so no loop of
             # programs and UNDO can farm it (learning.md §16).
             ran_program = action >= FIRST_PROGRAM_ACTION
-            first_use = use_bonus * (ran_program & ~runner.program_used).astype(jnp.float32)
-            if program_levers is not None:
-                first_use = program_levers * first_use
+            first_use = switched(
+                use_bonus * (ran_program & ~runner.program_used).astype(jnp.float32)
+            )
             program_used = keep_env_sharded((runner.program_used | ran_program) & ~done)
         # Auto-reset with its own keys; the carried obs is the post-reset one.
         next_state, next_obs = auto_reset(reset_key, done, next_state, next_obs, env_params)
@@ -417,9 +419,7 @@ def make_train(
         if retreat_charge is not None:
             retreat = retreat_charge(info, weights_now)
         if spending_refund is not None:
-            refund = spending_refund(action, components, weights_now)
-            if program_levers is not None:
-                refund = program_levers * refund
+            refund = switched(spending_refund(action, components, weights_now))
         if shapes_reward:
             weighted = reward if weigh_reward is None else weigh_reward(components, reward_vector)
             if bonus is not None:
