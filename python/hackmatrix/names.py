@@ -128,6 +128,10 @@ PROGRAM_COSTS = (
     (2, 2),
 )
 
+# How many transmissions siphoning a fresh block holding each program queues, in program
+# order (game-rules.md §1.6 "spawn cost"; a data block queues as many as its points).
+PROGRAM_SPAWN_COSTS = (4, 4, 6, 5, 3, 1, 4, 2, 2, 3, 4, 7, 3, 2, 2, 6, 4, 4, 4, 5, 3, 8, 4)
+
 # ---- enemies and outcomes (game-rules.md §1) ----
 ENEMY_TYPES = ("virus", "daemon", "glitch", "cryptog")
 

@@ -7,10 +7,12 @@ import pytest
 import standin_env
 from conftest import first_rollout, rollout_config
 
-from hackmatrix.names import Program
+from hackmatrix.jax_env.constants import SPAWN_COST
+from hackmatrix.names import PROGRAM_SPAWN_COSTS, Program
 from hackmatrix.purejaxrl import config as cfg
+from hackmatrix.purejaxrl.cli import inherit_rewards_from_checkpoint
 from hackmatrix.purejaxrl.metrics import aggregate_chunk
-from hackmatrix.purejaxrl.network import OBS_SIZE
+from hackmatrix.purejaxrl.network import OBS_SIZE, PLAYER_SIZE
 from hackmatrix.purejaxrl.train import make_program_bonus, make_train, owned_program_count
 
 # ------------------------------------------------------------------- the flag
@@ -184,3 +186,100 @@ def test_the_trainer_withholds_the_bonus_on_death_steps_only():
         withhold.program_bonus[~gained_at_death], pay.program_bonus[~gained_at_death]
     )
     np.testing.assert_array_equal(withhold.reward, withhold.env_reward + withhold.program_bonus)
+
+
+# ------------------------------------------------- --program-bonus-scale
+
+
+def test_scale_flag_parses_defaults_to_flat_and_needs_a_bonus():
+    parse = cfg.build_parser().parse_args
+    assert cfg.config_from_args(parse([])).program_bonus_scale == "flat"
+    config = cfg.config_from_args(
+        parse(["--program-bonus", "0.5", "--program-bonus-scale", "spawn-cost"])
+    )
+    cfg.validate(config)
+    assert config.program_bonus_scale == "spawn-cost"
+    lone = cfg.config_from_args(parse(["--program-bonus-scale", "spawn-cost"]))
+    with pytest.raises(ValueError, match="spawn-cost needs a non-zero --program-bonus"):
+        cfg.validate(lone)
+    config.program_bonus_scale = "by-rarity"  # e.g. a stale config file
+    with pytest.raises(ValueError, match="must be flat or spawn-cost, got 'by-rarity'"):
+        cfg.validate(config)
+
+
+def test_bad_scale_is_an_argparse_error(capsys):
+    with pytest.raises(SystemExit):
+        cfg.build_parser().parse_args(["--program-bonus-scale", "points"])
+    assert "--program-bonus-scale" in capsys.readouterr().err
+
+
+def test_spawn_cost_scale_pays_each_program_its_blocks_transmissions():
+    # game-rules.md §1.6: PUSH's block queues 4 transmissions, WAIT's 1, ATK+'s 8.
+    push, wait, atk = (PLAYER_SIZE + int(p) for p in (Program.PUSH, Program.WAIT, Program.ATK_PLUS))
+    before = jnp.zeros((4, OBS_SIZE)).at[3, push].set(1.0)
+    after = (
+        jnp.zeros((4, OBS_SIZE))
+        .at[0, push]
+        .set(1.0)
+        .at[1, wait]
+        .set(1.0)
+        .at[2, jnp.array([wait, atk])]
+        .set(1.0)
+    )
+    flat = make_program_bonus(0.5)(before, after)
+    scaled = make_program_bonus(0.5, scale="spawn-cost")(before, after)
+    np.testing.assert_allclose(flat, [0.5, 0.5, 1.0, -0.5])
+    np.testing.assert_allclose(scaled, [2.0, 0.5, 4.5, -2.0])  # a loss takes its size back
+    assert PROGRAM_SPAWN_COSTS == tuple(int(c) for c in SPAWN_COST)  # the engine's own table
+
+
+def test_spawn_cost_scale_on_the_real_game_undo_takes_it_back(engine):
+    jax_env, step, observe = engine
+    undo, wait = Program.UNDO.action, Program.WAIT.action
+    start = jax_env.state_from_json(
+        {
+            "player": {"row": 2, "col": 2, "dataSiphons": 1, "credits": 3, "energy": 5},
+            "ownedPrograms": [wait, undo],
+            "blocks": [
+                {"row": 2, "col": 3, "type": "program", "programType": "crash", "spawnCount": 6}
+            ],
+        }
+    )
+    states = [start]
+    # As above: after a WAIT and the siphon, the second UNDO takes the siphon back.
+    for action in (wait, 4, undo, undo):
+        _, state, _, _, _ = step(None, states[-1], action)
+        states.append(state)
+    obs = [observe(s) for s in states]
+    bonus = jax.jit(make_program_bonus(0.5, scale="spawn-cost"))
+    paid = [float(bonus(before, after)) for before, after in zip(obs, obs[1:])]
+    assert paid == [0.0, 3.0, 0.0, -3.0]  # 0.5 x CRASH's 6 transmissions, and back
+
+
+def test_the_trainer_pays_the_scaled_bonus():
+    # The stand-in hands out program 0 (PUSH, spawn cost 4) on its lower rows.
+    config = rollout_config(num_steps=64, program_bonus=0.5, program_bonus_scale="spawn-cost")
+    traj, _ = first_rollout(
+        make_train(config, standin_with_a_program_in_the_lower_half()), jax.random.PRNGKey(3)
+    )
+    traj = jax.device_get(traj)
+    np.testing.assert_array_equal(traj.reward, traj.env_reward + traj.program_bonus)
+    owned = traj.obs[..., PLAYER_SIZE]
+    within = ~traj.done[:-1]
+    expected = 2.0 * (owned[1:] - owned[:-1])
+    np.testing.assert_array_equal(traj.program_bonus[:-1][within], expected[within])
+    assert np.any(traj.program_bonus == 2.0)
+
+
+def test_a_resume_keeps_the_checkpoints_scale_unless_flagged():
+    stored = {"program_bonus": 0.5, "program_bonus_scale": "spawn-cost"}
+    config = cfg.TrainConfig()
+    line = inherit_rewards_from_checkpoint(config, stored, explicit=set())
+    assert (config.program_bonus, config.program_bonus_scale) == (0.5, "spawn-cost")
+    assert "program_bonus_scale=spawn-cost" in line
+    flagged = cfg.TrainConfig(program_bonus=0.5)
+    inherit_rewards_from_checkpoint(flagged, stored, explicit={"program_bonus_scale"})
+    assert flagged.program_bonus_scale == "flat"
+    older = cfg.TrainConfig()  # a checkpoint from before the flag is flat
+    inherit_rewards_from_checkpoint(older, {"program_bonus": 1.0}, explicit=set())
+    assert older.program_bonus_scale == "flat"

@@ -18,6 +18,7 @@ from ..names import (
     OBS_SIZE,
     PROGRAM_COSTS,
     PROGRAM_NAMES,
+    PROGRAM_SPAWN_COSTS,
     REWARD_COMPONENT_NAMES,
     SIPHON_ACTION,
     STAGE_TABLE,
@@ -94,9 +95,7 @@ RUNNING, DIED, WON = (int(o) for o in Outcome)
 PROGRAM_CREDITS = np.array([credits for credits, _ in PROGRAM_COSTS], np.int32)
 PROGRAM_ENERGY = np.array([energy for _, energy in PROGRAM_COSTS], np.int32)
 # Spawn count of a program block (game-rules.md §10.3), in program order.
-SPAWN_COST = np.array(
-    [4, 4, 6, 5, 3, 1, 4, 2, 2, 3, 4, 7, 3, 2, 2, 6, 4, 4, 4, 5, 3, 8, 4], np.int32
-)
+SPAWN_COST = np.array(PROGRAM_SPAWN_COSTS, np.int32)
 
 # Random draw sites (game-rules.md §15).
 SITE_START_CORNER = 1

@@ -113,6 +113,7 @@ def print_config_table(config: cfg.TrainConfig) -> None:
         ("reward_weights_anneal", config.reward_weights_anneal),
         ("reward_weights_final", cfg.format_reward_weights(config.reward_weights_final)),
         ("program_bonus", config.program_bonus),
+        ("program_bonus_scale", config.program_bonus_scale),
         ("program_bonus_at_death", config.program_bonus_at_death),
         ("program_use_bonus", config.program_use_bonus),
         ("free_program_spending", config.free_program_spending),
@@ -193,6 +194,7 @@ REWARD_FIELDS = (
     "reward_weights_anneal",
     "reward_weights_final",
     "program_bonus",
+    "program_bonus_scale",
     "program_bonus_at_death",
     "program_use_bonus",
     "free_program_spending",
@@ -403,11 +405,13 @@ def _train(args, explicit, env) -> int:
         ):
             if stored.get(key, 0) != getattr(config, key):
                 say(f"Note: {label} changes from {stored.get(key, 0)} to {getattr(config, key)}")
-        if stored.get("program_bonus_at_death", "pay") != config.program_bonus_at_death:
-            say(
-                "Note: program bonus at death changes from "
-                f"{stored.get('program_bonus_at_death', 'pay')} to {config.program_bonus_at_death}"
-            )
+        for key, label, before_the_flag in (
+            ("program_bonus_scale", "program bonus scale", "flat"),
+            ("program_bonus_at_death", "program bonus at death", "pay"),
+        ):
+            was = stored.get(key, before_the_flag)
+            if was != getattr(config, key):
+                say(f"Note: {label} changes from {was} to {getattr(config, key)}")
         stored = {"network": "mlp", **stored}  # checkpoints from before --network are mlp
         for key in ("hidden_dim", "num_layers", "network"):
             if stored.get(key) != getattr(config, key):

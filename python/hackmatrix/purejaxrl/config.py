@@ -24,6 +24,8 @@ MIN_SCALED_EPOCHS = 2
 LR_STEPS_PRODUCT = 4e-3
 # Marker for a bare `--resume` (no value): resume the latest run.
 RESUME_LATEST = "__latest__"
+# `--program-bonus-scale`: how a taken program's bonus is sized (training.md §1.1).
+PROGRAM_BONUS_SCALES = ("flat", "spawn-cost")
 
 
 @dataclasses.dataclass
@@ -61,6 +63,9 @@ class TrainConfig:
     reward_weights_final: dict[str, float] | None = None
     # `--program-bonus`: reward per program taken into hand (0: off, training.md §1.1).
     program_bonus: float = 0.0
+    # `--program-bonus-scale`: "flat" (every program pays --program-bonus) or "spawn-cost"
+    # (a program pays --program-bonus x its block's spawn cost; learning.md §21).
+    program_bonus_scale: str = "flat"
     # `--program-bonus-at-death`: "pay" (a program taken on the step the player dies pays
     # too) or "withhold" (it pays nothing: it can never be run; learning.md §17.2).
     program_bonus_at_death: str = "pay"
@@ -258,6 +263,12 @@ def validate(config: TrainConfig) -> None:
             "--program-bonus-at-death must be pay or withhold, "
             f"got {config.program_bonus_at_death!r}"
         )
+    if config.program_bonus_scale not in PROGRAM_BONUS_SCALES:
+        raise ValueError(
+            f"--program-bonus-scale must be flat or spawn-cost, got {config.program_bonus_scale!r}"
+        )
+    if config.program_bonus_scale != "flat" and config.program_bonus == 0:
+        raise ValueError("--program-bonus-scale spawn-cost needs a non-zero --program-bonus")
     if config.program_bonus_at_death == "withhold" and config.program_bonus == 0:
         raise ValueError("--program-bonus-at-death withhold needs a non-zero --program-bonus")
     if not math.isfinite(config.program_use_bonus):
@@ -418,6 +429,15 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="W",
         help="add W x (programs owned after a step - before it) to the reward PPO trains "
         "on, paying for a program taken into hand by a siphon; default 0: off (training.md §1.1)",
+    )
+    g.add_argument(
+        "--program-bonus-scale",
+        choices=PROGRAM_BONUS_SCALES,
+        default="flat",
+        help="flat: every program taken pays --program-bonus; spawn-cost: a program pays "
+        "--program-bonus x the transmissions its block queues (game-rules §1.6), so with "
+        "0.5 a program block pays per transmission what a data block's score pays "
+        "(training.md §1.1)",
     )
     g.add_argument(
         "--program-bonus-at-death",

@@ -26,7 +26,7 @@ from flax.training.train_state import TrainState
 from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from ..names import FIRST_PROGRAM_ACTION, Program
+from ..names import FIRST_PROGRAM_ACTION, PROGRAM_SPAWN_COSTS, Program
 from . import distribution
 from .autoreset import make_auto_reset
 from .config import TrainConfig, check_reward_weight_names
@@ -185,18 +185,38 @@ def make_reward_weighting(
     return weigh
 
 
+def owned_programs(obs: jax.Array) -> jax.Array:
+    """The 0/1 vector of programs in hand (observation.md §4), one entry per program."""
+    return obs[..., PLAYER_SIZE : PLAYER_SIZE + PROGRAMS_SIZE]
+
+
 def owned_program_count(obs: jax.Array) -> jax.Array:
     """Programs in hand, read from the flat observation's 0/1 program vector (observation.md §4)."""
-    return obs[..., PLAYER_SIZE : PLAYER_SIZE + PROGRAMS_SIZE].sum(axis=-1)
+    return owned_programs(obs).sum(axis=-1)
 
 
-def make_program_bonus(weight: float, at_death: str = "pay") -> Callable[..., jax.Array] | None:
+def program_bonus_sizes(scale: str) -> np.ndarray:
+    """What one taken program counts for, per program: 1 (flat) or its spawn cost."""
+    if scale == "flat":
+        return np.ones(PROGRAMS_SIZE, np.float32)
+    if scale == "spawn-cost":
+        return np.asarray(PROGRAM_SPAWN_COSTS, np.float32)
+    raise ValueError(f"--program-bonus-scale must be flat or spawn-cost, got {scale!r}")
+
+
+def make_program_bonus(
+    weight: float, at_death: str = "pay", scale: str = "flat"
+) -> Callable[..., jax.Array] | None:
     """`--program-bonus` as `bonus(obs_before, obs_after, died=None)`, or None when 0.
 
     The bonus is weight x (programs owned after the step - programs owned
     before it), both read from the same episode's observations, so programs a
     curriculum start hands out are not paid, and an UNDO that takes a new
     program back takes its bonus back too (a pick-up cannot be farmed).
+    With `scale="spawn-cost"` (`--program-bonus-scale`) each program counts
+    its block's spawn cost instead of 1: a block queues that many
+    transmissions, as a data block queues its points, so weight 0.5 prices a
+    program per unit of danger like score_gain prices data (learning.md §21).
     With `at_death="withhold"` a program taken on a step where the player
     dies (`died`) pays nothing: it can never be run, and one seed learned to
     siphon for the bonus as it died (learning.md §17.2).
@@ -204,9 +224,11 @@ def make_program_bonus(weight: float, at_death: str = "pay") -> Callable[..., ja
     if weight == 0:
         return None
     weight32 = np.float32(weight)
+    sizes = program_bonus_sizes(scale)
 
     def bonus(obs_before, obs_after, died=None):
-        paid = weight32 * (owned_program_count(obs_after) - owned_program_count(obs_before))
+        gained = owned_programs(obs_after) - owned_programs(obs_before)
+        paid = weight32 * (gained @ sizes)
         if at_death == "withhold":
             if died is None:
                 raise ValueError(
@@ -308,7 +330,9 @@ def make_train(
     replicated = NamedSharding(mesh, P())
     reward_names = tuple(env.REWARD_COMPONENT_NAMES)
     weigh_reward = make_reward_weighting(config.reward_weights, reward_names)
-    program_bonus = make_program_bonus(config.program_bonus, config.program_bonus_at_death)
+    program_bonus = make_program_bonus(
+        config.program_bonus, config.program_bonus_at_death, config.program_bonus_scale
+    )
     retreat_charge = make_retreat_charge(config.distance_shaping, reward_names)
     spending_refund = make_spending_refund(config.free_program_spending, reward_names)
     # The signed charge scales with the distance_shaping weight, fixed or annealed.
