@@ -39,6 +39,13 @@ def _adjacent_enemy(board) -> bool:
     )
 
 
+def siphon_cross(pos: int) -> list[int]:
+    """The player's cell and its in-grid neighbours (game-rules.md §6)."""
+    row, col = divmod(pos, 6)
+    near = [(row, col), (row - 1, col), (row + 1, col), (row, col - 1), (row, col + 1)]
+    return [r * 6 + c for r, c in near if 0 <= r < 6 and 0 <= c < 6]
+
+
 def reference_game(index: int, *, max_steps: int, seed: int, step, mask_of, reset) -> dict:
     """One game stepped by hand, one action at a time, counting in plain Python."""
     obs, state = reset(jax.random.PRNGKey(index))
@@ -53,6 +60,11 @@ def reference_game(index: int, *, max_steps: int, seed: int, step, mask_of, rese
         siphon_points=0,
         siphon_programs=0,
         siphon_programs_at_death=0,
+        siphon_data_blocks=0,
+        siphon_program_blocks=0,
+        siphon_transmissions=0,
+        siphon_resources=0,
+        siphon_blocks_on_board=0,
         pickups=0,
         kills=0,
         invalid_actions=0,
@@ -86,6 +98,17 @@ def reference_game(index: int, *, max_steps: int, seed: int, step, mask_of, rese
             rec["siphon_points"] += int(a.score) - int(b.score)
             rec["siphon_programs"] += gained
             rec["siphon_programs_at_death"] += gained if bool(done) and bool(info["died"]) else 0
+            for cell in siphon_cross(int(b.player_pos)):
+                if int(b.content[cell]) == 1 and not bool(b.siphoned[cell]):
+                    data = bool(b.hidden_is_data[cell])
+                    rec["siphon_data_blocks"] += data
+                    rec["siphon_program_blocks"] += not data
+                    rec["siphon_transmissions"] += int(b.spawn_count[cell])
+            rec["siphon_resources"] += int(a.credits) - int(b.credits)
+            rec["siphon_resources"] += int(a.energy) - int(b.energy)
+            rec["siphon_blocks_on_board"] += int(
+                np.sum((np.asarray(b.content) == 1) & ~np.asarray(b.siphoned))
+            )
             rec["siphons_empty"] += (int(a.score), int(a.credits), int(a.energy), gained) == (
                 int(b.score),
                 int(b.credits),
@@ -233,6 +256,55 @@ def test_games_still_running_at_the_cap_are_unfinished(random_result):
     summary = bh.summarize(capped)
     assert summary["unfinished"] == summary["ends"]["unfinished"] == int(over.sum())
     assert summary["episodes"] == GAMES  # nothing dropped
+
+
+def test_siphon_yield_counts_the_blocks_of_the_cross_and_the_board():
+    # game-rules.md §6: the cross drains a 5-point data block and a CRASH block (6
+    # transmissions) and the resource under the player; an already siphoned block in the
+    # cross and a block outside it give nothing, and the latter still counts on the board.
+    state = jax_env.state_from_json(
+        {
+            "player": {"row": 2, "col": 2, "dataSiphons": 1},
+            "blocks": [
+                {"row": 1, "col": 2, "type": "data", "points": 5, "spawnCount": 5},
+                {"row": 2, "col": 3, "type": "program", "programType": "crash", "spawnCount": 6},
+                {
+                    "row": 2,
+                    "col": 1,
+                    "type": "data",
+                    "points": 3,
+                    "spawnCount": 0,
+                    "siphoned": True,
+                },
+                {"row": 5, "col": 4, "type": "data", "points": 2, "spawnCount": 2},
+            ],
+            "resources": [{"row": 2, "col": 2, "credits": 2}],
+        }
+    )
+    mask = jax_env.action_mask(state)
+    _, after, reward, done, info = jax_env.step(None, state, 4)
+    facts = bh.step_facts(state, mask, jnp.int32(4), after, reward, done, info)
+    assert {k: int(facts[f"siphon_{k}"]) for k in ("data_blocks", "program_blocks")} == {
+        "data_blocks": 1,
+        "program_blocks": 1,
+    }
+    assert int(facts["siphon_transmissions"]) == 11
+    assert int(facts["siphon_resources"]) == 2
+    assert int(facts["siphon_blocks_on_board"]) == 3
+    assert int(facts["siphon_points"]) == 5 and int(facts["siphon_programs"]) == 1
+    moved = bh.step_facts(after, mask, jnp.int32(0), after, reward, done, info)
+    assert int(moved["siphon_blocks_on_board"]) == 0  # counted on siphon steps only
+
+
+def test_summary_divides_the_siphon_yield_by_the_siphons(random_result, reference):
+    yield_ = random_result.summary["siphon_yield"]
+    siphons = sum(r["siphons"] for r in reference)
+    assert siphons > 0
+    for name in ("data_blocks", "program_blocks", "transmissions", "resources"):
+        assert yield_[name] == pytest.approx(sum(r[f"siphon_{name}"] for r in reference) / siphons)
+    drained = sum(r["siphon_data_blocks"] + r["siphon_program_blocks"] for r in reference)
+    assert drained > 0, "a random siphon in four games should drain some block"
+    assert yield_["blocks_on_board"] >= yield_["data_blocks"] + yield_["program_blocks"]
 
 
 # ------------------------------------------------------------------- loading

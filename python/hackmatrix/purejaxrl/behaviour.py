@@ -68,6 +68,7 @@ SIPHON_QUALITY_PER_RESOURCE = 0.5 * 0.05
 KILL_REWARD = 0.3
 PROGRAM_CREDITS = np.array([credits for credits, _ in PROGRAM_COSTS], np.int32)
 PROGRAM_ENERGY = np.array([energy for _, energy in PROGRAM_COSTS], np.int32)
+BLOCK_CONTENT = 1  # a cell's `content` code for BLOCK (game-rules.md §1.3; jax_env.constants)
 
 
 class EvaluationError(ValueError):
@@ -115,6 +116,10 @@ def step_facts(
         | (after.energy != before.energy)
         | (gained_programs != 0)
     )
+    # What a siphon drained (game-rules.md §6): the blocks of its cross, by what they bear,
+    # the transmissions they queue, and the unsiphoned blocks left anywhere on the board.
+    unsiphoned_blocks = (before.content == BLOCK_CONTENT) & ~before.siphoned
+    drained = is_siphon & unsiphoned_blocks & after.siphoned
     died = done & info["died"]
     cause = jnp.where(
         comps["siphon_death_penalty"] < 0,
@@ -134,6 +139,19 @@ def step_facts(
         "siphons_empty": (is_siphon & ~gained_anything).astype(jnp.int32),
         "siphon_points": jnp.where(is_siphon, after.score - before.score, 0).astype(jnp.int32),
         "siphon_programs": jnp.where(is_siphon, gained_programs, 0).astype(jnp.int32),
+        "siphon_data_blocks": jnp.sum(drained & before.hidden_is_data).astype(jnp.int32),
+        "siphon_program_blocks": jnp.sum(drained & ~before.hidden_is_data).astype(jnp.int32),
+        "siphon_transmissions": jnp.sum(jnp.where(drained, before.spawn_count, 0)).astype(
+            jnp.int32
+        ),
+        "siphon_resources": jnp.where(
+            is_siphon,
+            after.credits - before.credits + after.energy - before.energy,
+            0,
+        ).astype(jnp.int32),
+        "siphon_blocks_on_board": jnp.where(is_siphon, jnp.sum(unsiphoned_blocks), 0).astype(
+            jnp.int32
+        ),
         "siphon_programs_at_death": jnp.where(is_siphon & died, gained_programs, 0).astype(
             jnp.int32
         ),
@@ -365,6 +383,17 @@ def summarize(games: dict) -> dict:
         "siphon_empty_share": _share(games["siphons_empty"].sum(), siphons),
         "siphon_points_per_episode": float(games["siphon_points"].sum() / n),
         "siphon_programs_per_episode": float(games["siphon_programs"].sum() / n),
+        # What one siphon drains, against what the board offered (learning.md §21).
+        "siphon_yield": {
+            name: _share(games[f"siphon_{name}"].sum(), siphons)
+            for name in (
+                "data_blocks",
+                "program_blocks",
+                "transmissions",
+                "resources",
+                "blocks_on_board",
+            )
+        },
         # A program taken on the step the player dies can never be run (learning.md §17.2).
         "siphon_programs_at_death_per_episode": float(games["siphon_programs_at_death"].sum() / n),
         "data_siphon_pickups_per_episode": float(games["pickups"].sum() / n),
@@ -502,6 +531,14 @@ def table_rows(results: list[Result]) -> list[tuple[str, list[str]]]:
         (
             "    of those, as the player dies",
             [_fmt(x["siphon_programs_at_death_per_episode"]) for x in s],
+        ),
+        ("  per siphon: data blocks", [_fmt(x["siphon_yield"]["data_blocks"]) for x in s]),
+        ("    program blocks", [_fmt(x["siphon_yield"]["program_blocks"]) for x in s]),
+        ("    transmissions queued", [_fmt(x["siphon_yield"]["transmissions"]) for x in s]),
+        ("    credits + energy", [_fmt(x["siphon_yield"]["resources"]) for x in s]),
+        (
+            "    unsiphoned blocks on the board",
+            [_fmt(x["siphon_yield"]["blocks_on_board"]) for x in s],
         ),
         ("data-siphon pickups / episode", [_fmt(x["data_siphon_pickups_per_episode"]) for x in s]),
         ("kills / episode", [_fmt(x["kills_per_episode"]) for x in s]),
