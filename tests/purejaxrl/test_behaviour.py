@@ -471,6 +471,17 @@ def test_training_metrics_use_the_eval_namespace(random_result):
     assert metrics["eval/program_holding_step_share"] == pytest.approx(
         summary["program_holding_step_share"]
     )
+    drained = summary["siphon_yield"]
+    assert metrics["eval/siphon_blocks_per_siphon"] == pytest.approx(
+        drained["data_blocks"] + drained["program_blocks"]
+    )
+    assert metrics["eval/siphon_transmissions_per_siphon"] == pytest.approx(
+        drained["transmissions"]
+    )
+    no_siphon = {**summary, "siphon_yield": dict.fromkeys(drained)}  # every share is None
+    quiet = bh.training_metrics(no_siphon, 1.5)
+    assert np.isnan(quiet["eval/siphon_blocks_per_siphon"])
+    assert np.isnan(quiet["eval/siphon_transmissions_per_siphon"])
 
 
 @pytest.mark.slow  # a tiny training run: about a minute with a warm compilation cache

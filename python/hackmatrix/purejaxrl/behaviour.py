@@ -704,6 +704,15 @@ def training_metrics(summary: dict, seconds: float) -> dict[str, float]:
         for key, name in TRAINING_KEYS.items()
     }
     metrics.update({f"eval/end_{name}_rate": summary["ends"][name] / n for name in ENDS})
+    # Block avoidance (learning.md §21.1): blocks drained and transmissions queued per siphon.
+    drained = summary["siphon_yield"]
+    if drained["data_blocks"] is None:
+        blocks = transmissions = float("nan")
+    else:
+        blocks = drained["data_blocks"] + drained["program_blocks"]
+        transmissions = drained["transmissions"]
+    metrics["eval/siphon_blocks_per_siphon"] = float(blocks)
+    metrics["eval/siphon_transmissions_per_siphon"] = float(transmissions)
     metrics["eval/seconds"] = seconds
     return metrics
 
