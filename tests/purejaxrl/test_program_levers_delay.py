@@ -57,6 +57,17 @@ def test_a_run_that_ends_before_the_levers_is_noted_not_refused():
     assert cfg.program_levers_note(schedule_config(100, program_bonus=1.0)) is None
 
 
+def test_a_delay_at_another_batch_is_noted_in_env_steps():
+    fields = dict(program_bonus=1.0, program_levers_from_update=120)
+    big = cfg.TrainConfig(num_envs=2048, num_steps=128, total_timesteps=10**9, **fields)
+    note = cfg.program_levers_batch_note(big)
+    assert "update 120" in note and "31.46M env steps" in note and "2048 envs" in note
+    assert "3.93M steps" in note
+    measured = cfg.TrainConfig(num_envs=256, num_steps=128, **fields)
+    assert cfg.program_levers_batch_note(measured) is None
+    assert cfg.program_levers_batch_note(cfg.TrainConfig(num_envs=2048, program_bonus=1.0)) is None
+
+
 def test_free_spending_can_be_switched_off_again():
     parse = cfg.build_parser().parse_args
     args = parse(["--free-program-spending", "--no-free-program-spending"])

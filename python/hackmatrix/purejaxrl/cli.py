@@ -350,9 +350,9 @@ def _train(args, explicit, env) -> int:
         say(reward_note)
     if curriculum_note:
         say(curriculum_note)
-    levers_note = cfg.program_levers_note(config)
-    if levers_note:
-        say(levers_note)
+    for levers_note in (cfg.program_levers_note(config), cfg.program_levers_batch_note(config)):
+        if levers_note:
+            say(levers_note)
     say(
         f"Curriculum: {curriculum.describe()}"
         if curriculum

@@ -719,6 +719,25 @@ def program_levers_note(config: TrainConfig) -> str | None:
     )
 
 
+# The batch the staged default's delay was measured at (learning.md §19-20): 256 envs x 128.
+STAGED_DELAY_BATCH = 256 * 128
+
+
+def program_levers_batch_note(config: TrainConfig) -> str | None:
+    """The start-up note for a delay counted in updates of another batch than it was
+    measured at: the same N is then a different number of env steps."""
+    delay = config.program_levers_from_update
+    if delay == 0 or config.batch_size == STAGED_DELAY_BATCH:
+        return None
+    here, measured = delay * config.batch_size, delay * STAGED_DELAY_BATCH
+    return (
+        f"Note: the program levers come in at update {delay}, {format_count(here)} env steps "
+        f"at this batch ({config.num_envs} envs x {config.num_steps} steps); the staged "
+        f"reward was measured at 256 x 128, where update {delay} is "
+        f"{format_count(measured)} steps (specs/learning.md §20.1)"
+    )
+
+
 def config_from_args(args: argparse.Namespace) -> TrainConfig:
     return TrainConfig(**{name: getattr(args, name) for name in CONFIG_FLAGS})
 
