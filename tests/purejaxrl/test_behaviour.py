@@ -518,3 +518,4 @@ def test_program_names_match_the_engine():
     assert bh.PROGRAM_NAMES == constants.PROGRAM_NAMES
     assert bh.RESET_ACTION == 5 + constants.RESET and bh.MAX_HP == constants.MAX_HP
     assert (bh.NUM_STAGES, bh.SIPHON_ACTION) == (constants.LAST_STAGE, 4)
+    assert bh.BLOCK_CONTENT == constants.BLOCK
