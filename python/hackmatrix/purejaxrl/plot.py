@@ -4,8 +4,8 @@
 
 One figure: return, length, stage, the PPO health metrics with their healthy
 bands shaded (the thresholds of health.py), siphon and program use beside
-how often they were valid, the reward components, losses, throughput and
-`eval/*`. Several runs are overlaid, one colour per run. Health warnings
+how often they were valid, the reward components, losses, `eval/*` in two
+panels (progress; siphons and programs) and throughput. Several runs are overlaid, one colour per run. Health warnings
 are drawn as dotted vertical lines on the panel of their metric.
 matplotlib is imported only when a figure is drawn.
 """
@@ -221,8 +221,12 @@ def draw_dashboard(runs: Sequence[Run], out: Path) -> Path:
     import matplotlib.pyplot as plt
 
     colors = _colormap(len(runs))
-    fig, axes = plt.subplots(4, 3, figsize=(19, 17))
-    (ret, length, stage), (ent, kl, clip), (siphon, program, rewards), (evals, losses, speed) = axes
+    fig = plt.figure(figsize=(19, 21))
+    grid = fig.add_gridspec(5, 3, height_ratios=(1, 1, 1, 1, 0.7))
+    ret, length, stage, ent, kl, clip, siphon, program, rewards, progress, uses, losses = (
+        fig.add_subplot(grid[row, col]) for row in range(4) for col in range(3)
+    )
+    speed = fig.add_subplot(grid[4, :])  # one wide panel: throughput needs no detail
 
     for ax, key, title in (
         (ret, "train/mean_episode_return", "Mean episode return"),
@@ -284,13 +288,24 @@ def draw_dashboard(runs: Sequence[Run], out: Path) -> Path:
     _action_panel(siphon, runs, colors, "siphon")
     _action_panel(program, runs, colors, "program")
     _multi_key_panel(rewards, runs, "reward/", "Reward components (mean per step, non-zero)")
-    # Counts, timings and lengths sit on other scales and would flatten the rates and stages.
+    # Two behaviour panels: how far the games go, and what the agent does with siphons and
+    # programs. Counts, timings and lengths sit on other scales and would flatten both.
+    eval_keys = {k for run in runs for k in run.series if k.startswith("eval/")}
+    use_keys = {k for k in eval_keys if k.startswith(("eval/siphon", "eval/program"))}
+    not_shown = {"eval/num_episodes", "eval/seconds", "eval/mean_episode_length"}
     _multi_key_panel(
-        evals,
+        progress,
         runs,
         "eval/",
-        "Behaviour evaluation (eval/*)",
-        skip=("eval/num_episodes", "eval/seconds", "eval/mean_episode_length"),
+        "Behaviour evaluation: progress (eval/*)",
+        skip=not_shown | use_keys,
+    )
+    _multi_key_panel(
+        uses,
+        runs,
+        "eval/",
+        "Behaviour evaluation: siphons and programs (eval/*)",
+        skip=not_shown | (eval_keys - use_keys),
     )
     # Only the losses: other train/* keys (schedules, switches, bonuses) have their own scales.
     not_losses = {
@@ -304,7 +319,7 @@ def draw_dashboard(runs: Sequence[Run], out: Path) -> Path:
         _empty(speed, "no train/steps_per_second")
     speed.set_title("Env steps per second (first chunk includes compilation)")
 
-    for ax in axes.flat:
+    for ax in fig.axes:
         ax.grid(alpha=0.3)
         ax.set_xlabel("env steps")
         ax.ticklabel_format(axis="x", style="sci", scilimits=(0, 4))
