@@ -5,8 +5,9 @@
 One figure: return, length, stage, the PPO health metrics with their healthy
 bands shaded (the thresholds of health.py), siphon and program use beside
 how often they were valid, the reward components, losses, `eval/*` in two
-panels (progress; siphons and programs) and throughput. Several runs are overlaid, one colour per run. Health warnings
-are drawn as dotted vertical lines on the panel of their metric.
+panels (progress; siphons and programs) and throughput. Several runs are
+overlaid, one colour per run. Health warnings are drawn as dotted vertical
+lines on the panel of their metric.
 matplotlib is imported only when a figure is drawn.
 """
 
@@ -332,7 +333,7 @@ def draw_dashboard(runs: Sequence[Run], out: Path) -> Path:
         [r.name for r in runs],
         loc="upper center",
         bbox_to_anchor=(0.5, 0.98),
-        ncol=min(len(runs), 6),
+        ncol=min(len(runs), 6 if max(len(r.name) for r in runs) <= 30 else 3),  # fit the width
         fontsize=12,
         frameon=False,
     )
