@@ -48,29 +48,39 @@ def engine():
     return jax_env, step, observe
 
 
-def test_a_siphoned_program_pays_the_bonus_and_undo_takes_it_back(engine):
+def observations_of_a_siphon_taken_back(engine, block):
+    """The observations of WAIT, a siphon draining `block`, and two UNDOs (game-rules.md §6).
+
+    The player stands at (2, 2) owning UNDO and WAIT. WAIT and the siphon each end a turn
+    and push a snapshot (§7.10); the first UNDO restores the turn after the siphon, the
+    second the turn before it.
+    """
     jax_env, step, observe = engine
     undo, wait = Program.UNDO.action, Program.WAIT.action
-    # game-rules.md §6: the cross drains a SHOW block; the player already owns UNDO and WAIT.
     start = jax_env.state_from_json(
         {
             "player": {"row": 2, "col": 2, "dataSiphons": 1, "credits": 3, "energy": 5},
             "ownedPrograms": [wait, undo],
-            "blocks": [
-                {"row": 1, "col": 2, "type": "program", "programType": "show", "spawnCount": 0}
-            ],
+            "blocks": [block],
         }
     )
     states = [start]
-    # WAIT and the siphon each end a turn and push a snapshot (§7.10); the first UNDO
-    # restores the turn after the siphon, the second the turn before it.
     for action in (wait, 4, undo, undo):
         _, state, _, _, _ = step(None, states[-1], action)
         states.append(state)
-    obs = [observe(s) for s in states]
+    return [observe(s) for s in states]
+
+
+def bonus_per_step(bonus, obs):
+    paid = jax.jit(bonus)
+    return [float(paid(before, after)) for before, after in zip(obs, obs[1:])]
+
+
+def test_a_siphoned_program_pays_the_bonus_and_undo_takes_it_back(engine):
+    show = {"row": 1, "col": 2, "type": "program", "programType": "show", "spawnCount": 0}
+    obs = observations_of_a_siphon_taken_back(engine, show)
     assert [float(owned_program_count(o)) for o in obs] == [2.0, 2.0, 3.0, 3.0, 2.0]
-    bonus = jax.jit(make_program_bonus(0.75))
-    paid = [float(bonus(before, after)) for before, after in zip(obs, obs[1:])]
+    paid = bonus_per_step(make_program_bonus(0.75), obs)
     assert paid == [0.0, 0.75, 0.0, -0.75]  # the pick-up cannot be farmed through UNDO
 
 
@@ -232,25 +242,9 @@ def test_spawn_cost_scale_pays_each_program_its_blocks_transmissions():
 
 
 def test_spawn_cost_scale_on_the_real_game_undo_takes_it_back(engine):
-    jax_env, step, observe = engine
-    undo, wait = Program.UNDO.action, Program.WAIT.action
-    start = jax_env.state_from_json(
-        {
-            "player": {"row": 2, "col": 2, "dataSiphons": 1, "credits": 3, "energy": 5},
-            "ownedPrograms": [wait, undo],
-            "blocks": [
-                {"row": 2, "col": 3, "type": "program", "programType": "crash", "spawnCount": 6}
-            ],
-        }
-    )
-    states = [start]
-    # As above: after a WAIT and the siphon, the second UNDO takes the siphon back.
-    for action in (wait, 4, undo, undo):
-        _, state, _, _, _ = step(None, states[-1], action)
-        states.append(state)
-    obs = [observe(s) for s in states]
-    bonus = jax.jit(make_program_bonus(0.5, scale="spawn-cost"))
-    paid = [float(bonus(before, after)) for before, after in zip(obs, obs[1:])]
+    crash = {"row": 2, "col": 3, "type": "program", "programType": "crash", "spawnCount": 6}
+    obs = observations_of_a_siphon_taken_back(engine, crash)
+    paid = bonus_per_step(make_program_bonus(0.5, scale="spawn-cost"), obs)
     assert paid == [0.0, 3.0, 0.0, -3.0]  # 0.5 x CRASH's 6 transmissions, and back
 
 

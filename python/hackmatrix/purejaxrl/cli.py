@@ -390,24 +390,17 @@ def _train(args, explicit, env) -> int:
                 f"{cfg.format_reward_weights(stored.get('reward_weights_final'))} "
                 f"to {cfg.format_reward_weights(config.reward_weights_final)}"
             )
-        for key, label in (
-            ("ent_coef_final", "final entropy coefficient"),
-            ("ent_coef_anneal", "entropy coefficient anneal"),
-        ):
-            if stored.get(key) != getattr(config, key):
-                say(f"Note: {label} changes from {stored.get(key)} to {getattr(config, key)}")
-        for key, label in (
-            ("program_bonus", "program bonus"),
-            ("program_use_bonus", "program use bonus"),
-            ("free_program_spending", "free program spending"),
-            ("program_levers_from_update", "program levers' first update"),
-            ("max_episode_steps", "episode step limit"),
-        ):
-            if stored.get(key, 0) != getattr(config, key):
-                say(f"Note: {label} changes from {stored.get(key, 0)} to {getattr(config, key)}")
+        # (key, label, the value a checkpoint from before the flag existed stands for)
         for key, label, before_the_flag in (
+            ("ent_coef_final", "final entropy coefficient", None),
+            ("ent_coef_anneal", "entropy coefficient anneal", None),
+            ("program_bonus", "program bonus", 0),
             ("program_bonus_scale", "program bonus scale", "flat"),
             ("program_bonus_at_death", "program bonus at death", "pay"),
+            ("program_use_bonus", "program use bonus", 0),
+            ("free_program_spending", "free program spending", 0),
+            ("program_levers_from_update", "program levers' first update", 0),
+            ("max_episode_steps", "episode step limit", 0),
         ):
             was = stored.get(key, before_the_flag)
             if was != getattr(config, key):

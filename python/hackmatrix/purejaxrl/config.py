@@ -265,7 +265,8 @@ def validate(config: TrainConfig) -> None:
         )
     if config.program_bonus_scale not in PROGRAM_BONUS_SCALES:
         raise ValueError(
-            f"--program-bonus-scale must be flat or spawn-cost, got {config.program_bonus_scale!r}"
+            f"--program-bonus-scale must be {' or '.join(PROGRAM_BONUS_SCALES)}, "
+            f"got {config.program_bonus_scale!r}"
         )
     if config.program_bonus_scale != "flat" and config.program_bonus == 0:
         raise ValueError("--program-bonus-scale spawn-cost needs a non-zero --program-bonus")
