@@ -23,7 +23,13 @@ from hackmatrix.jax_env.generation import starting_state  # noqa: E402
 SEEDS = np.array([0, 1, 2, 7, 99, 12345, 2**31, 2**32 - 1], np.uint32)
 # Covers every stage, all / some / no programs and small and large resource ranges.
 MIXED = curriculum_params(
-    1.0, [1] * 8, programs=(0, 23), credits=(0, 40), energy=(0, 40), data_siphons=(0, 3)
+    1.0,
+    [1] * 8,
+    programs=(0, 23),
+    credits=(0, 40),
+    energy=(0, 40),
+    data_siphons=(0, 3),
+    transmissions=(0, 6),
 )
 LATE = curriculum_params(
     1.0, [0, 0, 0, 0, 0, 1, 1, 2], programs=(23, 23), credits=(100, 200), energy=(50, 60)
@@ -53,7 +59,13 @@ def test_curriculum_starts_follow_their_distributions():
     n = 4000
     weights = np.array([4, 0, 1, 1, 0, 2, 0, 2], np.float64)
     params = curriculum_params(
-        0.75, weights, programs=(2, 5), credits=(3, 6), energy=(0, 0), data_siphons=(1, 2)
+        0.75,
+        weights,
+        programs=(2, 5),
+        credits=(3, 6),
+        energy=(0, 0),
+        data_siphons=(1, 2),
+        transmissions=(1, 3),
     )
     starts = jax.jit(jax.vmap(lambda s: apply_curriculum(starting_state(s), params)))(
         jnp.arange(n, dtype=jnp.uint32)
@@ -80,10 +92,44 @@ def test_curriculum_starts_follow_their_distributions():
     assert set(extra_credits[on]) == {3, 4, 5, 6}
     assert np.array_equal(board.energy, base.energy)
     assert set(np.asarray(board.data_siphons - base.data_siphons)[on]) == {1, 2}
+    assert set(np.asarray(starts.pending)[on]) == {1, 2, 3}
+    assert np.all(np.asarray(starts.pending)[~on] == 0)
     # The other starts are canonical.
     off = ~on
     assert np.all(np.asarray(starts.stage)[off] == 1) and np.all(owned[off] == 0)
     assert np.all(extra_credits[off] == 0) and np.all(np.asarray(starts.interval)[off] == 12)
+
+
+def test_pending_transmissions_change_nothing_else_of_a_start(batched_reset):
+    """Their draw is folded apart from the others: a curriculum without them starts as before."""
+    seeds = jnp.asarray(SEEDS)
+    without = curriculum_params(0.5, [1] * 8, programs=(0, 9), credits=(0, 30))
+    with_them = curriculum_params(
+        0.5, [1] * 8, programs=(0, 9), credits=(0, 30), transmissions=(4, 4)
+    )
+    _, a = batched_reset(seeds, without)
+    _, b = batched_reset(seeds, with_them)
+    on = np.asarray(b.pending) == 4
+    assert 0 < on.sum() < len(SEEDS)  # about half are curriculum starts
+    assert np.all(np.asarray(a.pending) == 0) and np.all(np.asarray(b.pending)[~on] == 0)
+    assert _same_tree(a, b.replace(pending=a.pending))
+
+
+def test_pending_transmissions_appear_after_the_first_turn(batched_reset):
+    """They come as a siphon's would (§8.7): from-siphon transmissions at the first enemy phase."""
+    params = curriculum_params(1.0, transmissions=(3, 3))
+    obs, states = batched_reset(jnp.asarray(SEEDS), params)
+    assert np.all(np.asarray(states.pending) == 3)
+    before = np.asarray(states.board.t_from_siphon & states.board.t_active).sum(axis=1)
+    assert np.all(before == 0)
+    step = jax.jit(jax.vmap(lambda state, action: jax_env.step(None, state, action)))
+    mask = np.asarray(jax.vmap(jax_env.action_mask)(states))
+    actions = jnp.asarray(mask[:, :4].argmax(axis=1))  # a legal move (every start has one)
+    assert mask[:, :4].any(axis=1).all()
+    after = step(states, actions)[1]
+    live = np.asarray(after.board.t_from_siphon & after.board.t_active).sum(axis=1)
+    finished = np.asarray(after.stage) != np.asarray(states.stage)
+    assert np.all(live[~finished] == 3) and np.all(np.asarray(after.pending)[~finished] == 0)
 
 
 def test_curriculum_stage_is_generated_as_the_engine_generates_it(batched_reset):
@@ -148,3 +194,4 @@ def test_the_swift_cases_cover_stages_programs_and_resources():
     assert len({int(s.stage) for s in states}) >= 3
     assert len({int(np.asarray(s.board.owned).sum()) for s in states}) >= 3
     assert max(int(s.board.credits) for s in states) >= 100
+    assert any(int(s.pending) > 0 for s in states)

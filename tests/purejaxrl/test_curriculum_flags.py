@@ -46,6 +46,19 @@ def test_a_single_field_flag_starts_a_curriculum_at_stage_one():
     assert (curriculum.energy, curriculum.programs, curriculum.credits) == ((5, 9), (0, 0), (0, 0))
 
 
+def test_pending_transmissions_reach_the_game_params():
+    curriculum = cf.resolve(
+        config_of("--curriculum-transmissions", "1-4", "--curriculum-p0", "0.25")
+    )
+    assert curriculum.transmissions == (1, 4) and curriculum.programs == (0, 0)
+    assert "transmissions=1-4" in curriculum.describe()
+    params = cf.env_params_for(jax_env, curriculum, 0.25)
+    assert params.curriculum_transmissions.tolist() == [1, 4]
+    # The presets ask for none.
+    for name in cf.PRESETS:
+        assert cf.resolve(config_of("--curriculum", name)).transmissions == (0, 0)
+
+
 def test_every_preset_resolves_and_builds_env_params():
     for name in cf.PRESETS:
         curriculum = cf.resolve(config_of("--curriculum", name))
@@ -67,6 +80,7 @@ def test_every_preset_resolves_and_builds_env_params():
         (["--curriculum-credits", "9-3"], "empty"),
         (["--curriculum-energy", "-2"], "non-negative integers"),
         (["--curriculum-data-siphons", "a-b"], "non-negative integers"),
+        (["--curriculum-transmissions", "2-36"], "at most 35"),
         (["--curriculum", "mixed", "--curriculum-p0", "1.5"], "--curriculum-p0"),
         (["--curriculum", "mixed", "--curriculum-anneal", "0"], "--curriculum-anneal"),
         (["--curriculum", "mixed", "--curriculum-anneal", "1.2"], "--curriculum-anneal"),
@@ -119,6 +133,11 @@ def test_resume_without_curriculum_flags_continues_the_stored_curriculum():
     config = config_of("--curriculum-programs", "2")
     assert cf.inherit_from_checkpoint(config, stored, explicit={"curriculum_programs"}) is None
     assert config.curriculum is None and config.curriculum_programs == "2"
+    # Pending transmissions are part of the stored curriculum too.
+    stored = config_of("--curriculum-transmissions", "2-3").to_dict()
+    config = config_of()
+    assert cf.inherit_from_checkpoint(config, stored, explicit=set())
+    assert cf.resolve(config).transmissions == (2, 3)
     # A checkpoint from before curricula existed changes nothing.
     config = config_of()
     assert cf.inherit_from_checkpoint(config, {"num_envs": 64}, explicit=set()) is None
@@ -133,10 +152,13 @@ def test_a_new_probability_does_not_recompile_the_reset():
         jnp.arange(8, dtype=jnp.uint32), None
     )
     done = jnp.ones(8, bool)
-    stages = []
+    stages, cache_sizes = [], []
     for probability in (0.0, 1.0):
         params = cf.env_params_for(jax_env, curriculum, probability)
         _, new = reset_where(jax.random.PRNGKey(1), done, obs, states, params)
         stages.append(np.asarray(new.stage))
-    assert reset_where._cache_size() == 1
+        # The size after each call, not an absolute count: jit wrappers of one function may share
+        # a cache, so other tests in this process can have added entries of other shapes.
+        cache_sizes.append(reset_where._cache_size())
+    assert cache_sizes[0] == cache_sizes[1]
     assert np.all(stages[0] == 1) and np.all(stages[1] >= 5)

@@ -11,7 +11,11 @@ a *curriculum start*:
   drawn uniformly among the 23 (k = 23: all of them);
 - the player's credits, energy and data siphons are the canonical starting
   bonus plus a count uniform in `curriculum_credits` / `_energy` /
-  `_data_siphons` = [lo, hi].
+  `_data_siphons` = [lo, hi];
+- the game starts with t siphon transmissions pending, t uniform in
+  `curriculum_transmissions` = [lo, hi]: they appear at the end of the first
+  enemy phase, as a siphon's would (game-rules.md §8.7), so the agent meets
+  siphon-spawned enemies without having siphoned.
 
 Everything else is the canonical reset of §10.1 (start corner, starting
 bonus, hp 3, score 0, stepIndex 0, seed), so every curriculum start is a
@@ -31,7 +35,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .constants import LAST_STAGE, NUM_PROGRAMS, VALUE_CAP
+from .constants import LAST_STAGE, MAX_OCCUPANTS, NUM_PROGRAMS, VALUE_CAP
 from .generation import generate_stage, starting_state
 from .state import EnvParams, EnvState
 
@@ -40,6 +44,11 @@ BASE_INTERVAL_PLUS_STAGE = 13  # interval of stage s is 13 - s (game-rules.md §
 # Bonus the canonical start may already have given (game-rules.md §10.1); extra resources
 # stay below the protocol's value cap with it, so every start loads through setState.
 _STARTING_BONUS = {"credits": 10, "energy": 11, "data_siphons": 1}
+# More pending transmissions than cells to hold them would only be lost (§8.7).
+MAX_CURRICULUM_TRANSMISSIONS = MAX_OCCUPANTS
+# The transmissions' key is folded from the game's curriculum key rather than split with the
+# others, so adding it left every earlier curriculum start exactly as it was.
+_TRANSMISSIONS_FOLD = 8
 
 
 def curriculum_key(seed: jax.Array | int) -> jax.Array:
@@ -69,6 +78,8 @@ def apply_curriculum(state: EnvState, params: EnvParams) -> EnvState:
     )  # a uniform random rank
     board = state.board
 
+    k_transmissions = jax.random.fold_in(curriculum_key(state.seed), _TRANSMISSIONS_FOLD)
+
     def extra(key: jax.Array, bounds: jax.Array | np.ndarray) -> jax.Array:
         return jnp.where(on, _uniform_count(key, bounds), 0)
 
@@ -82,6 +93,7 @@ def apply_curriculum(state: EnvState, params: EnvParams) -> EnvState:
         board=board,
         stage=jnp.where(on, stage, state.stage),
         interval=jnp.where(on, BASE_INTERVAL_PLUS_STAGE - stage, state.interval),
+        pending=state.pending + extra(k_transmissions, params.curriculum_transmissions),
     )
 
 
@@ -103,6 +115,7 @@ def check_curriculum(
     credits: Bounds,
     energy: Bounds,
     data_siphons: Bounds,
+    transmissions: Bounds = (0, 0),
 ) -> None:
     """Raise ValueError, naming the setting, unless the values make legal curriculum starts."""
     if not (isinstance(prob, (int, float)) and 0.0 <= prob <= 1.0):
@@ -120,6 +133,7 @@ def check_curriculum(
     ranges = {"programs": (programs, NUM_PROGRAMS)}
     for name, given in (("credits", credits), ("energy", energy), ("data_siphons", data_siphons)):
         ranges[name] = (given, VALUE_CAP - _STARTING_BONUS[name])
+    ranges["transmissions"] = (transmissions, MAX_CURRICULUM_TRANSMISSIONS)
     for name, (bounds, top) in ranges.items():
         if len(bounds) != 2 or not all(isinstance(v, (int, np.integer)) for v in bounds):
             raise ValueError(
@@ -139,18 +153,19 @@ def curriculum_params(
     credits: Bounds = (0, 0),
     energy: Bounds = (0, 0),
     data_siphons: Bounds = (0, 0),
+    transmissions: Bounds = (0, 0),
 ) -> EnvParams:
     """Checked `EnvParams` for a curriculum; `stage_weights` None means stage 1 only.
 
     With every argument at its default a curriculum start IS the canonical
-    start (stage 1, no programs, no extra resources).
+    start (stage 1, no programs, no extra resources, nothing pending).
     """
     weights = (
         [1.0] + [0.0] * (LAST_STAGE - 1)
         if stage_weights is None
         else [float(w) for w in stage_weights]
     )
-    check_curriculum(prob, weights, programs, credits, energy, data_siphons)
+    check_curriculum(prob, weights, programs, credits, energy, data_siphons, transmissions)
     return EnvParams(
         curriculum_prob=np.asarray(prob, np.float32),
         curriculum_stage_weights=np.asarray(weights, np.float32),
@@ -158,6 +173,7 @@ def curriculum_params(
         curriculum_credits=np.asarray(credits, np.int32),
         curriculum_energy=np.asarray(energy, np.int32),
         curriculum_data_siphons=np.asarray(data_siphons, np.int32),
+        curriculum_transmissions=np.asarray(transmissions, np.int32),
     )
 
 

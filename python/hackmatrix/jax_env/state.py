@@ -60,6 +60,9 @@ class EnvParams(_Record):
     )  # added to the starting bonus: uniform in [lo, hi]
     curriculum_energy: np.ndarray = _param([0, 0], np.int32)
     curriculum_data_siphons: np.ndarray = _param([0, 0], np.int32)
+    curriculum_transmissions: np.ndarray = _param(
+        [0, 0], np.int32
+    )  # siphon transmissions pending at the start: uniform in [lo, hi]
 
 
 @struct.dataclass

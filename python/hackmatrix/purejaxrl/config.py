@@ -91,6 +91,7 @@ class TrainConfig:
     curriculum_credits: str | None = None
     curriculum_energy: str | None = None
     curriculum_data_siphons: str | None = None
+    curriculum_transmissions: str | None = None
     curriculum_p0: float = 1.0
     curriculum_anneal: float | None = None
 
@@ -499,6 +500,12 @@ def build_parser() -> argparse.ArgumentParser:
         ("credits", "credits added to the starting bonus, uniform in A..B"),
         ("energy", "energy added to the starting bonus, uniform in A..B"),
         ("data-siphons", "data siphons added to the starting bonus, uniform in A..B"),
+        (
+            "transmissions",
+            "siphon transmissions pending at a curriculum start, uniform in A..B (at most 35): "
+            "they appear after the first turn, so the agent meets siphon-spawned enemies "
+            "without siphoning",
+        ),
     ):
         g.add_argument(f"--curriculum-{flag}", default=None, metavar="A-B", help=what)
     g.add_argument(

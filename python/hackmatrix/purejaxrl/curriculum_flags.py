@@ -15,7 +15,7 @@ import math
 from types import ModuleType
 from typing import Any
 
-from ..names import LAST_STAGE, NUM_PROGRAMS
+from ..names import LAST_STAGE, NUM_CELLS, NUM_PROGRAMS
 
 NUM_STAGES = LAST_STAGE  # game-rules.md §0
 
@@ -46,7 +46,10 @@ PRESETS: dict[str, dict[str, str]] = {
         "data_siphons": "1-3",
     },
 }
-FIELDS = ("stages", "programs", "credits", "energy", "data_siphons")
+FIELDS = ("stages", "programs", "credits", "energy", "data_siphons", "transmissions")
+# More siphon transmissions pending at a start than cells to place them would only be lost
+# (game-rules.md §0 MAX_OCCUPANTS: every cell but the player's).
+MAX_TRANSMISSIONS = NUM_CELLS - 1
 # TrainConfig fields that make up the curriculum (all recorded in checkpoints).
 CONFIG_FIELDS = (
     "curriculum",
@@ -55,6 +58,7 @@ CONFIG_FIELDS = (
     "curriculum_credits",
     "curriculum_energy",
     "curriculum_data_siphons",
+    "curriculum_transmissions",
     "curriculum_p0",
     "curriculum_anneal",
 )
@@ -71,6 +75,7 @@ class Curriculum:
     data_siphons: tuple[int, int]
     p0: float
     anneal: float | None  # fraction of the updates after which p reaches 0; None: p0 throughout
+    transmissions: tuple[int, int] = (0, 0)  # siphon transmissions pending at the start
 
     def probability(self, update: int, num_updates: int) -> float:
         """Chance that a reset during `update` (0-based) is a curriculum start."""
@@ -88,6 +93,7 @@ class Curriculum:
                 ("credits", self.credits),
                 ("energy", self.energy),
                 ("data_siphons", self.data_siphons),
+                ("transmissions", self.transmissions),
             )
         )
         schedule = (
@@ -166,7 +172,7 @@ def resolve(config: Any) -> Curriculum | None:
         raise ValueError(
             f"--curriculum: unknown preset {config.curriculum!r}; presets: {', '.join(PRESETS)}"
         )
-    values = {"stages": "1:1", "programs": "0", "credits": "0", "energy": "0", "data_siphons": "0"}
+    values = dict.fromkeys(FIELDS, "0") | {"stages": "1:1"}
     values.update(PRESETS.get(config.curriculum, {}))
     values.update({name: v for name, v in given.items() if v is not None})
     p0, anneal = config.curriculum_p0, config.curriculum_anneal
@@ -184,6 +190,9 @@ def resolve(config: Any) -> Curriculum | None:
         data_siphons=parse_range(values["data_siphons"], "--curriculum-data-siphons"),
         p0=float(p0),
         anneal=None if anneal is None else float(anneal),
+        transmissions=parse_range(
+            values["transmissions"], "--curriculum-transmissions", MAX_TRANSMISSIONS
+        ),
     )
 
 
@@ -221,4 +230,5 @@ def env_params_for(env: ModuleType, curriculum: Curriculum | None, probability: 
         credits=curriculum.credits,
         energy=curriculum.energy,
         data_siphons=curriculum.data_siphons,
+        transmissions=curriculum.transmissions,
     )
