@@ -383,6 +383,40 @@ def test_bad_policy_paths_are_clear_errors(tmp_path, monkeypatch, text, message)
         bh.load_policy_spec(text, checkpoint_dir=tmp_path / "checkpoints")
 
 
+def test_the_transmissions_probe_plays_the_games_from_pending_transmissions(random_result):
+    """`start_transmissions` plays the same games, started with siphon transmissions pending."""
+    probe = bh.start_params(jax_env, 5)
+    assert float(probe.curriculum_prob) == 1.0 and probe.curriculum_transmissions.tolist() == [5, 5]
+    games = bh.play_games(
+        jax_env, bh.Policy(label=bh.RANDOM), "sample", **SETTINGS, start_transmissions=5
+    )
+    fns = dict(
+        step=jax.jit(jax_env.step),
+        mask_of=jax.jit(jax_env.action_mask),
+        reset=jax.jit(lambda key: jax_env.reset(key, probe)),
+    )
+    for k in range(GAMES):
+        ref = reference_game(FIRST + k, max_steps=CAP, seed=SEED, **fns)
+        for name in ("length", "end", "kills", "return", "final_stage", "game_seed"):
+            np.testing.assert_array_equal(games[name][k], ref[name], err_msg=f"{k}: {name}")
+    # The same seeds, other games: the five enemies change how they go.
+    np.testing.assert_array_equal(games["game_seed"], random_result.games["game_seed"])
+    assert not np.array_equal(games["kills"], random_result.games["kills"])
+
+
+def test_the_probe_is_canonical_at_zero_and_checks_its_count():
+    canonical = bh.start_params(jax_env, 0)
+    assert all(
+        np.array_equal(a, b)
+        for a, b in zip(jax.tree.leaves(canonical), jax.tree.leaves(jax_env.EnvParams()))
+    )
+    for bad in (-1, 36, 2.5):
+        with pytest.raises(bh.EvaluationError, match="start transmissions must be an integer"):
+            bh.start_params(jax_env, bad)
+    with pytest.raises(bh.EvaluationError, match="no curriculum starts"):
+        bh.start_params(types.SimpleNamespace(__name__="plain", EnvParams=dict), 3)
+
+
 def test_bad_settings_are_clear_errors():
     with pytest.raises(bh.EvaluationError, match="unknown policy mode 'best'"):
         bh.check_settings("best", episodes=1, first_game=0, max_steps=1, batch=1)
@@ -446,6 +480,8 @@ def test_cli_rejects_bad_input(tmp_path, capsys):
         script.main(["random", "--policy", "best"])
     with pytest.raises(SystemExit):
         script.main([])  # no policy at all
+    assert script.main(["random", "--start-transmissions", "40"]) == 2
+    assert "start transmissions must be an integer in 0..35" in capsys.readouterr().err
 
 
 def test_comparison_png_has_one_bar_group_per_result(random_result, tmp_path):

@@ -81,6 +81,15 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument(
         "--seed", type=int, default=0, help="key of the sampled and random policies (default 0)"
     )
+    p.add_argument(
+        "--start-transmissions",
+        type=int,
+        default=0,
+        metavar="T",
+        help="a probe, not the canonical game: every game starts with T siphon transmissions "
+        "pending (0..35); they appear after the first turn as a siphon's would, so the games "
+        "show how the agent fights siphon-spawned enemies (default 0: canonical starts)",
+    )
     p.add_argument("--json", type=Path, default=None, help="write the summaries as JSON here")
     p.add_argument(
         "--png", type=Path, default=None, help="write the behaviour figure here (needs matplotlib)"
@@ -114,9 +123,12 @@ def main(argv=None) -> int:
         batch=args.batch,
         seed=args.seed,
     )
+    if args.start_transmissions:
+        settings["start_transmissions"] = args.start_transmissions
+    checked = ("episodes", "first_game", "max_steps", "batch")
     try:
         for mode in modes:
-            bh.check_settings(mode, **{k: v for k, v in settings.items() if k != "seed"})
+            bh.check_settings(mode, **{k: settings[k] for k in checked})
         if args.png is not None:
             import matplotlib  # noqa: F401 - fail before playing, not after
         policies = [
@@ -133,6 +145,16 @@ def main(argv=None) -> int:
         )
         return 2
     env = importlib.import_module(args.env_module)
+    try:
+        bh.start_params(env, args.start_transmissions)
+    except bh.EvaluationError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    if args.start_transmissions:
+        print(
+            f"probe: every game starts with {args.start_transmissions} siphon transmissions "
+            "pending (not the canonical start)"
+        )
 
     results = []
     for policy in policies:

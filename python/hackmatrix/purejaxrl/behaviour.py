@@ -207,6 +207,7 @@ def play_batch(
     policy_key: jax.Array,
     params: Any,
     max_steps: int,
+    env_params: Any,
     *,
     env: ModuleType,
     network: nn.Module | None,
@@ -214,10 +215,10 @@ def play_batch(
 ) -> dict[str, jax.Array]:
     """Play one game per entry of `game_indices` (int32[B]) to its end or `max_steps` steps.
 
+    `env_params` are the game's (`start_params`: canonical unless a probe is asked for).
     Returns per-game arrays: the `step_facts` totals plus `final_stage`
     and `game_seed`.
     """
-    env_params = env.EnvParams()
     obs, state = jax.vmap(env.reset, in_axes=(0, None))(
         jax.vmap(jax.random.PRNGKey)(game_indices), env_params
     )
@@ -292,9 +293,12 @@ def play_games(
     max_steps: int = DEFAULT_MAX_STEPS,
     batch: int = DEFAULT_BATCH,
     seed: int = 0,
+    start_transmissions: int = 0,
 ) -> dict:
     """Play games `first_game .. first_game + episodes - 1`.
 
+    `start_transmissions` > 0 is a probe, not the canonical game: every game
+    starts with that many siphon transmissions pending (`start_params`).
     Returns per-game numpy arrays (see `play_batch`).
 
     The last batch is padded to the batch size (padding games are dropped)
@@ -307,6 +311,7 @@ def play_games(
     padded = np.concatenate([indices, np.full((-len(indices)) % batch, indices[-1])]).astype(
         np.int32
     )
+    env_params = start_params(env, start_transmissions)
     policy_key = jax.random.PRNGKey(seed)
     params = None if policy.is_random else jax.device_get(policy.params)
     parts = [
@@ -316,6 +321,7 @@ def play_games(
                 policy_key,
                 params,
                 jnp.int32(max_steps),
+                env_params,
                 env=env,
                 network=policy.network,
                 mode=mode,
@@ -326,6 +332,35 @@ def play_games(
     games = {name: np.concatenate([p[name] for p in parts])[:episodes] for name in parts[0]}
     games["game_index"] = indices
     return games
+
+
+MAX_START_TRANSMISSIONS = 35  # game-rules.md §0 MAX_OCCUPANTS: more could never be placed
+
+
+def start_params(env: ModuleType, start_transmissions: int = 0) -> Any:
+    """The game's params: canonical starts, or the probe of `--start-transmissions`.
+
+    The probe starts every game with `start_transmissions` siphon transmissions
+    pending (a curriculum start at stage 1 asking for nothing else): they
+    appear after the first turn as a siphon's would, so the games measure how
+    the agent fights siphon-spawned enemies it did not choose to queue.
+    """
+    if not isinstance(start_transmissions, (int, np.integer)) or not (
+        0 <= start_transmissions <= MAX_START_TRANSMISSIONS
+    ):
+        raise EvaluationError(
+            f"start transmissions must be an integer in 0..{MAX_START_TRANSMISSIONS}, "
+            f"got {start_transmissions!r}"
+        )
+    if start_transmissions == 0:
+        return env.EnvParams()
+    if not hasattr(env, "curriculum_params"):
+        raise EvaluationError(
+            f"the game module {getattr(env, '__name__', env)!r} has no curriculum starts, "
+            "so it cannot start games with pending transmissions"
+        )
+    count = int(start_transmissions)
+    return env.curriculum_params(1.0, transmissions=(count, count))
 
 
 def check_settings(
