@@ -313,8 +313,14 @@ def test_sb3_train_ctrl_c_leaves_no_engine_behind(tmp_path, swift_binary):
         # then clean up.
         alive = process_tree(proc.pid)
         os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
-        pytest.fail(f"train.py did not exit within 120 s of Ctrl+C; still running: {alive}")
+        rest = proc.communicate()[0] or ""
+        # The output tail says whether the trainer ever saw the interrupt (an "Exception
+        # ignored ... KeyboardInterrupt" would mean it was swallowed) or kept on training.
+        pytest.fail(
+            f"train.py did not exit within 120 s of Ctrl+C; still running: {alive}; "
+            f"engines seen before it: {sorted(pids)}; its output ended with:\n"
+            + ("".join(lines) + rest)[-4000:]
+        )
     assert proc.returncode == 130, out[-3000:]
     assert len(pids) >= 3, out[-3000:]
     assert "saved" in out and "interrupted_model.zip" in out
