@@ -7,6 +7,7 @@ repeated compiles.
 import json
 import os
 import pickle
+import shutil
 import signal
 import subprocess
 import sys
@@ -23,6 +24,7 @@ from hackmatrix.purejaxrl.checkpoint import (
     load_checkpoint,
     load_params,
 )
+from hackmatrix.purejaxrl.metrics import SUPERSEDED_METRICS, set_aside_records_after
 from hackmatrix.run_names import wandb_run_id
 
 TINY = TINY_FLAGS
@@ -101,6 +103,31 @@ def test_resume_matches_an_uninterrupted_run(finished_run, tmp_path):
     reference = read_metrics(finished_run)[-1]
     for key in ("train/total_loss", "train/approx_kl", "train/mean_reward", "train/entropy"):
         assert resumed[-1][key] == pytest.approx(reference[key], rel=1e-5, abs=1e-7), key
+
+
+def test_resume_from_an_earlier_checkpoint_sets_the_abandoned_records_aside(
+    finished_run, tmp_path, capsys
+):
+    run = tmp_path / "run"
+    shutil.copytree(finished_run, run)
+    before = read_metrics(run)
+    resume = ["--resume", str(run / "checkpoint_4.pkl"), "--total-timesteps", str(6 * BATCH)]
+    assert train(tmp_path, *resume) == 0
+    assert [r["update"] for r in read_metrics(run)] == [2, 4, 6]  # one timeline
+    aside = (run / SUPERSEDED_METRICS).read_text().splitlines()
+    assert [json.loads(line) for line in aside] == [r for r in before if r["update"] > 4]
+    assert "1 records logged after update 4" in capsys.readouterr().out
+
+
+def test_setting_aside_keeps_every_line_somewhere(tmp_path):
+    path = tmp_path / "metrics.jsonl"
+    lines = ['{"update": 2, "a": 1}', '{"update": 5, "a": 2}', "{torn", '{"update": 3}']
+    path.write_text("\n".join(lines))  # no newline after the last record
+    assert set_aside_records_after(path, 3) == 1
+    assert path.read_text().splitlines() == [lines[0], lines[2], lines[3]]
+    assert (tmp_path / SUPERSEDED_METRICS).read_text() == lines[1] + "\n"
+    assert set_aside_records_after(path, 3) == 0  # nothing left past update 3
+    assert set_aside_records_after(tmp_path / "missing.jsonl", 0) == 0
 
 
 def test_resume_with_nothing_left_exits_cleanly(finished_run, capsys):

@@ -43,7 +43,14 @@ from .device import (
     to_host,
 )
 from .health import HealthMonitor
-from .metrics import MetricsLogger, add_progress, aggregate_chunk, read_metrics_file
+from .metrics import (
+    SUPERSEDED_METRICS,
+    MetricsLogger,
+    add_progress,
+    aggregate_chunk,
+    read_metrics_file,
+    set_aside_records_after,
+)
 
 
 class StopRequest:
@@ -451,6 +458,13 @@ def _train(args, explicit, env) -> int:
         "git_commit": git_commit(),
     }
     logger = None
+    if is_main and payload is not None:
+        moved = set_aside_records_after(run_dir / "metrics.jsonl", start_update)
+        if moved:
+            say(
+                f"metrics.jsonl: {moved} records logged after update {start_update} belong to a "
+                f"branch this checkpoint does not continue; moved to {SUPERSEDED_METRICS}"
+            )
     if is_main:
         logger = MetricsLogger(
             run_dir,

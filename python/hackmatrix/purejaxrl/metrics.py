@@ -187,6 +187,40 @@ class MetricsLogger:
             self.run = None
 
 
+SUPERSEDED_METRICS = "metrics.superseded.jsonl"
+
+
+def set_aside_records_after(path: Path, update: int) -> int:
+    """Move the records logged after `update` from `path` to `metrics.superseded.jsonl` beside it.
+
+    A resume continues from its checkpoint's update; records past it belong to
+    a branch the run no longer continues (a run killed after logging but
+    before its next save, or a resume from an older checkpoint). They would
+    mix two timelines in one file, so they are set aside, appended in file
+    order, never deleted. Lines that do not parse stay where they are.
+    Returns how many records moved.
+    """
+    path = Path(path)
+    if not path.is_file():
+        return 0
+    keep, aside = [], []
+    for line in path.read_text().splitlines(keepends=True):
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            record = None
+        late = isinstance(record, dict) and isinstance(record.get("update"), int)
+        (aside if late and record["update"] > update else keep).append(line)
+    if not aside:
+        return 0
+    with open(path.parent / SUPERSEDED_METRICS, "a") as f:
+        f.writelines(line if line.endswith("\n") else line + "\n" for line in aside)
+    partial = path.with_name(path.name + ".tmp")
+    partial.write_text("".join(keep))
+    os.replace(partial, path)  # atomic: a kill now leaves the old or the new file, whole
+    return len(aside)
+
+
 def read_metrics_file(path: Path) -> list[dict]:
     """The records of a metrics.jsonl in file order (null values read as None).
 
