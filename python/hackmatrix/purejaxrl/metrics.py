@@ -203,7 +203,8 @@ def set_aside_records_after(path: Path, update: int) -> int:
     path = Path(path)
     if not path.is_file():
         return 0
-    keep, aside = [], []
+    keep: list[str] = []
+    aside: list[str] = []
     for line in path.read_text().splitlines(keepends=True):
         try:
             record = json.loads(line)
