@@ -249,7 +249,9 @@ def siphon_hoarding_check() -> Check:
         "the policy carries data siphons beside blocks without using them, which came before "
         "every siphon collapse seen (learning.md §18.3): check what outweighs "
         "reward/data_siphon (program levers can wait: --program-levers-from-update), raise "
-        "--ent-coef, or resume from a checkpoint before this warning",
+        "--ent-coef, or resume from a checkpoint before this warning; late in a long run it "
+        "can be a false alarm (learning.md §22): if eval/siphons_per_episode still rises, "
+        "carry on",
         assess,
     )
 
