@@ -15,6 +15,8 @@ from enum import IntEnum
 
 GRID_SIZE = 6
 NUM_CELLS = GRID_SIZE * GRID_SIZE
+# Enemies + transmissions at once: one per cell, never the player's (game-rules.md §0).
+MAX_OCCUPANTS = NUM_CELLS - 1
 
 # ---- actions (protocol.md §4): 4 directions, siphon, then the 23 programs ----
 DIRECTION_NAMES = ("up", "down", "left", "right")

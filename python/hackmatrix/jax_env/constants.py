@@ -13,6 +13,7 @@ from ..names import (
     FIRST_PROGRAM_ACTION,
     GRID_SIZE,
     LAST_STAGE,
+    MAX_OCCUPANTS,
     NUM_CELLS,
     NUM_PROGRAMS,
     OBS_SIZE,
@@ -34,6 +35,7 @@ from ..names import (
 __all__ = [
     "FIRST_PROGRAM_ACTION",
     "LAST_STAGE",
+    "MAX_OCCUPANTS",
     "NUM_CELLS",
     "NUM_PROGRAMS",
     "OBS_SIZE",
@@ -50,7 +52,6 @@ SIPHON_DELAY = 5
 DELAY_TURNS = 3
 ATK_PLUS_PER_STAGE = 2
 BLOCK_ATTEMPTS = 100
-MAX_OCCUPANTS = NUM_CELLS - 1  # every cell but the player's
 UNDO_DEPTH = 4
 NUM_ACTIONS = ACTION_COUNT
 VALUE_CAP = 1_000_000  # protocol.md §6.1: upper bound of unbounded integer fields

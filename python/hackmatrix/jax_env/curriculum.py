@@ -44,8 +44,6 @@ BASE_INTERVAL_PLUS_STAGE = 13  # interval of stage s is 13 - s (game-rules.md §
 # Bonus the canonical start may already have given (game-rules.md §10.1); extra resources
 # stay below the protocol's value cap with it, so every start loads through setState.
 _STARTING_BONUS = {"credits": 10, "energy": 11, "data_siphons": 1}
-# More pending transmissions than cells to hold them would only be lost (§8.7).
-MAX_CURRICULUM_TRANSMISSIONS = MAX_OCCUPANTS
 # The transmissions' key is folded from the game's curriculum key rather than split with the
 # others, so adding it left every earlier curriculum start exactly as it was.
 _TRANSMISSIONS_FOLD = 8
@@ -65,9 +63,9 @@ def apply_curriculum(state: EnvState, params: EnvParams) -> EnvState:
 
     The changes apply with chance `params.curriculum_prob`.
     """
-    k_on, k_stage, k_count, k_pick, k_credits, k_energy, k_siphons = jax.random.split(
-        curriculum_key(state.seed), 7
-    )
+    game_key = curriculum_key(state.seed)
+    k_on, k_stage, k_count, k_pick, k_credits, k_energy, k_siphons = jax.random.split(game_key, 7)
+    k_transmissions = jax.random.fold_in(game_key, _TRANSMISSIONS_FOLD)
     on = jax.random.uniform(k_on) < params.curriculum_prob
     stage = 1 + jax.random.categorical(k_stage, jnp.log(params.curriculum_stage_weights)).astype(
         jnp.int32
@@ -77,8 +75,6 @@ def apply_curriculum(state: EnvState, params: EnvParams) -> EnvState:
         jnp.argsort(jax.random.uniform(k_pick, (NUM_PROGRAMS,)))
     )  # a uniform random rank
     board = state.board
-
-    k_transmissions = jax.random.fold_in(curriculum_key(state.seed), _TRANSMISSIONS_FOLD)
 
     def extra(key: jax.Array, bounds: jax.Array | np.ndarray) -> jax.Array:
         return jnp.where(on, _uniform_count(key, bounds), 0)
@@ -133,7 +129,8 @@ def check_curriculum(
     ranges = {"programs": (programs, NUM_PROGRAMS)}
     for name, given in (("credits", credits), ("energy", energy), ("data_siphons", data_siphons)):
         ranges[name] = (given, VALUE_CAP - _STARTING_BONUS[name])
-    ranges["transmissions"] = (transmissions, MAX_CURRICULUM_TRANSMISSIONS)
+    # More pending transmissions than cells to hold them would only be lost (§8.7).
+    ranges["transmissions"] = (transmissions, MAX_OCCUPANTS)
     for name, (bounds, top) in ranges.items():
         if len(bounds) != 2 or not all(isinstance(v, (int, np.integer)) for v in bounds):
             raise ValueError(

@@ -42,6 +42,7 @@ import numpy as np
 from ..names import (
     FIRST_PROGRAM_ACTION,
     LAST_STAGE,
+    MAX_OCCUPANTS,
     NUM_PROGRAMS,
     PROGRAM_COSTS,
     PROGRAM_NAMES,
@@ -334,9 +335,6 @@ def play_games(
     return games
 
 
-MAX_START_TRANSMISSIONS = 35  # game-rules.md §0 MAX_OCCUPANTS: more could never be placed
-
-
 def start_params(env: ModuleType, start_transmissions: int = 0) -> Any:
     """The game's params: canonical starts, or the probe of `--start-transmissions`.
 
@@ -346,10 +344,10 @@ def start_params(env: ModuleType, start_transmissions: int = 0) -> Any:
     the agent fights siphon-spawned enemies it did not choose to queue.
     """
     if not isinstance(start_transmissions, (int, np.integer)) or not (
-        0 <= start_transmissions <= MAX_START_TRANSMISSIONS
+        0 <= start_transmissions <= MAX_OCCUPANTS
     ):
         raise EvaluationError(
-            f"start transmissions must be an integer in 0..{MAX_START_TRANSMISSIONS}, "
+            f"start transmissions must be an integer in 0..{MAX_OCCUPANTS}, "
             f"got {start_transmissions!r}"
         )
     if start_transmissions == 0:

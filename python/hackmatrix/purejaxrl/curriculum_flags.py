@@ -15,7 +15,7 @@ import math
 from types import ModuleType
 from typing import Any
 
-from ..names import LAST_STAGE, NUM_CELLS, NUM_PROGRAMS
+from ..names import LAST_STAGE, MAX_OCCUPANTS, NUM_PROGRAMS
 
 NUM_STAGES = LAST_STAGE  # game-rules.md §0
 
@@ -47,9 +47,6 @@ PRESETS: dict[str, dict[str, str]] = {
     },
 }
 FIELDS = ("stages", "programs", "credits", "energy", "data_siphons", "transmissions")
-# More siphon transmissions pending at a start than cells to place them would only be lost
-# (game-rules.md §0 MAX_OCCUPANTS: every cell but the player's).
-MAX_TRANSMISSIONS = NUM_CELLS - 1
 # TrainConfig fields that make up the curriculum (all recorded in checkpoints).
 CONFIG_FIELDS = (
     "curriculum",
@@ -191,7 +188,10 @@ def resolve(config: Any) -> Curriculum | None:
         p0=float(p0),
         anneal=None if anneal is None else float(anneal),
         transmissions=parse_range(
-            values["transmissions"], "--curriculum-transmissions", MAX_TRANSMISSIONS
+            # More pending than cells to place them would only be lost (game-rules.md §0).
+            values["transmissions"],
+            "--curriculum-transmissions",
+            MAX_OCCUPANTS,
         ),
     )
 

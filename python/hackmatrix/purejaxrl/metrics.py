@@ -210,8 +210,8 @@ def set_aside_records_after(path: Path, update: int) -> int:
             record = json.loads(line)
         except json.JSONDecodeError:
             record = None
-        late = isinstance(record, dict) and isinstance(record.get("update"), int)
-        (aside if late and record["update"] > update else keep).append(line)
+        numbered = isinstance(record, dict) and isinstance(record.get("update"), int)
+        (aside if numbered and record["update"] > update else keep).append(line)
     if not aside:
         return 0
     with open(path.parent / SUPERSEDED_METRICS, "a") as f:
