@@ -109,6 +109,7 @@ def print_config_table(config: cfg.TrainConfig) -> None:
         ("ent_coef", config.ent_coef),
         ("ent_coef_final", "off" if config.ent_coef_final is None else config.ent_coef_final),
         ("ent_coef_anneal", "off" if config.ent_coef_anneal is None else config.ent_coef_anneal),
+        ("ent_coef_programs", config.ent_coef_programs or "off"),
         ("max_grad_norm", config.max_grad_norm),
         ("hidden_dim", config.hidden_dim),
         ("num_layers", config.num_layers),
@@ -401,6 +402,7 @@ def _train(args, explicit, env) -> int:
         for key, label, before_the_flag in (
             ("ent_coef_final", "final entropy coefficient", None),
             ("ent_coef_anneal", "entropy coefficient anneal", None),
+            ("ent_coef_programs", "program-choice entropy coefficient", 0.0),
             ("program_bonus", "program bonus", 0),
             ("program_bonus_scale", "program bonus scale", "flat"),
             ("program_bonus_at_death", "program bonus at death", "pay"),

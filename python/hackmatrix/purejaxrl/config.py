@@ -47,6 +47,9 @@ class TrainConfig:
     # ent_coef to ent_coef_final over that fraction of the updates; None: constant ent_coef.
     ent_coef_final: float | None = None
     ent_coef_anneal: float | None = None
+    # `--ent-coef-programs`: an entropy bonus on the two-way choice "run a program or not"
+    # where both are valid (training.md §1.1, learning.md §24); 0: off, the loss as before.
+    ent_coef_programs: float = 0.0
     max_grad_norm: float = 0.5
     hidden_dim: int = 256
     num_layers: int = 2
@@ -277,6 +280,10 @@ def validate(config: TrainConfig) -> None:
         raise ValueError(
             f"--program-use-bonus must be a finite number, got {config.program_use_bonus}"
         )
+    if not (math.isfinite(config.ent_coef_programs) and config.ent_coef_programs >= 0):
+        raise ValueError(
+            f"--ent-coef-programs must be a finite number >= 0, got {config.ent_coef_programs}"
+        )
     check_program_levers_delay(config)
     if not isinstance(config.max_episode_steps, int) or config.max_episode_steps < 0:
         raise ValueError(
@@ -389,6 +396,15 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="F",
         help="move the entropy coefficient linearly from --ent-coef to --ent-coef-final over "
         "the first F of the updates, then hold it there (training.md §1.1)",
+    )
+    g.add_argument(
+        "--ent-coef-programs",
+        type=float,
+        default=0.0,
+        metavar="C",
+        help="an extra entropy bonus, C x the entropy of 'run a program or not' on the steps "
+        "where both are valid; a program lever (--program-levers-from-update delays it); "
+        "default 0: off (training.md §1.1)",
     )
     g.add_argument("--max-grad-norm", type=float, default=0.5)
     g.add_argument(
@@ -708,11 +724,16 @@ def check_program_levers_delay(config: TrainConfig) -> None:
         )
     if delay == 0:
         return
-    levers = (config.program_bonus, config.program_use_bonus, config.free_program_spending)
+    levers = (
+        config.program_bonus,
+        config.program_use_bonus,
+        config.free_program_spending,
+        config.ent_coef_programs,
+    )
     if not any(levers):
         raise ValueError(
             "--program-levers-from-update has nothing to delay: give --program-bonus, "
-            "--program-use-bonus or --free-program-spending"
+            "--program-use-bonus, --free-program-spending or --ent-coef-programs"
         )
 
 

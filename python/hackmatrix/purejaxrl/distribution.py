@@ -39,6 +39,27 @@ def entropy(logits: jax.Array, mask: jax.Array) -> jax.Array:
     return -jnp.sum(jnp.where(p > ENTROPY_PROB_FLOOR, p * logp, 0.0), axis=-1)
 
 
+def two_way_split(mask: jax.Array, group: jax.Array) -> jax.Array:
+    """True where the valid actions lie on both sides of `group` (bool[A]): only there is
+    "an action in the group or not" a choice."""
+    return jnp.any(mask & group, axis=-1) & jnp.any(mask & ~group, axis=-1)
+
+
+def group_entropy(logits: jax.Array, mask: jax.Array, group: jax.Array) -> jax.Array:
+    """Entropy of the two-way choice "an action in `group` or one outside it" under the
+    masked policy: -(q log q + (1 - q) log(1 - q)), q the probability of the group's valid
+    actions. 0 where the valid actions all lie on one side (no choice to keep open).
+
+    Both log-masses come from log-sum-exp over finitely masked log-probs, so a side with no
+    valid action gives a finite ~-1e9 and no NaN reaches the gradient.
+    """
+    logp = jax.nn.log_softmax(masked_logits(logits, mask), axis=-1)
+    log_in = jax.nn.logsumexp(jnp.where(mask & group, logp, MASKED_LOGIT), axis=-1)
+    log_out = jax.nn.logsumexp(jnp.where(mask & ~group, logp, MASKED_LOGIT), axis=-1)
+    h = -(jnp.exp(log_in) * log_in + jnp.exp(log_out) * log_out)
+    return jnp.where(two_way_split(mask, group), h, 0.0)
+
+
 def greedy(logits: jax.Array, mask: jax.Array) -> jax.Array:
     """Argmax of the masked logits, for viewers and evaluation."""
     return jnp.argmax(masked_logits(logits, mask), axis=-1)

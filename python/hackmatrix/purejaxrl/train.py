@@ -32,6 +32,9 @@ from .autoreset import make_auto_reset
 from .config import TrainConfig, check_reward_weight_names
 from .network import NUM_ACTIONS, OBS_SIZE, PLAYER_SIZE, PROGRAMS_SIZE, make_network
 
+# The program actions (one per program), for `--ent-coef-programs`'s two-way choice.
+PROGRAM_ACTIONS = np.arange(NUM_ACTIONS) >= FIRST_PROGRAM_ACTION
+
 ENV_AXIS = "envs"
 UNDO_ACTION = FIRST_PROGRAM_ACTION + Program.UNDO
 
@@ -141,7 +144,8 @@ def ent_coef_at(config: TrainConfig, update: int) -> float:
 
 def program_levers_at(config: TrainConfig, update: int) -> float:
     """1 when the program levers (`--program-bonus`, `--program-use-bonus`,
-    `--free-program-spending`) pay at `update`, 0 before `--program-levers-from-update`."""
+    `--free-program-spending`, `--ent-coef-programs`) act at `update`, 0 before
+    `--program-levers-from-update`."""
     return 1.0 if update >= config.program_levers_from_update else 0.0
 
 
@@ -507,8 +511,10 @@ def make_train(
         return advantages, advantages + traj.value
 
     # --------------------------------------------------------------------- loss
-    def loss_fn(params, batch, ent_coef=None):
-        """`ent_coef` (traced) replaces `config.ent_coef`, for `--ent-coef-anneal`."""
+    def loss_fn(params, batch, ent_coef=None, ent_coef_programs=None):
+        """`ent_coef` (traced) replaces `config.ent_coef`, for `--ent-coef-anneal`.
+        `ent_coef_programs` (traced; None: off) weighs the entropy of "run a program or not"
+        (`--ent-coef-programs`)."""
         traj, advantages, targets = batch
         ent_coef = config.ent_coef if ent_coef is None else ent_coef
         logits, value = network.apply(params, traj.obs)
@@ -521,7 +527,19 @@ def make_train(
         vf_loss = 0.5 * jnp.mean((value - targets) ** 2)
         entropy = distribution.entropy(logits, traj.mask).mean()
         total = pg_loss + config.vf_coef * vf_loss - ent_coef * entropy
+        extra = {}
+        if ent_coef_programs is not None:
+            # Averaged over every step like the entropy: steps without the choice add 0.
+            program_entropy = distribution.group_entropy(logits, traj.mask, PROGRAM_ACTIONS)
+            total = total - ent_coef_programs * program_entropy.mean()
+            split = distribution.two_way_split(traj.mask, PROGRAM_ACTIONS)
+            # Logged over the steps with the choice only, so it reads on the 0..ln 2 scale.
+            extra["train/program_choice_entropy"] = jnp.sum(program_entropy) / jnp.maximum(
+                jnp.sum(split), 1
+            )
+            extra["train/program_choice_steps"] = jnp.mean(split)
         return total, {
+            **extra,
             "train/total_loss": total,
             "train/pg_loss": pg_loss,
             "train/vf_loss": vf_loss,
@@ -532,26 +550,28 @@ def make_train(
         }
 
     def minibatch_step(carry, indices):
-        train_state, batch, ent_coef = carry
+        train_state, batch, ent_coef, ent_coef_programs = carry
         # This minibatch's rows are gathered here rather than a shuffled copy of
         # the whole batch being made per epoch: the same rows in the same order,
         # without writing and re-reading the 1.6 GB of observations at 2,048 x 128.
         minibatch = jax.tree_util.tree_map(
             lambda x: jnp.take(x, indices, axis=0, mode="clip"), batch
         )  # in range: no fill pass
-        grads, losses = jax.grad(loss_fn, has_aux=True)(train_state.params, minibatch, ent_coef)
-        return (train_state.apply_gradients(grads=grads), batch, ent_coef), losses
+        grads, losses = jax.grad(loss_fn, has_aux=True)(
+            train_state.params, minibatch, ent_coef, ent_coef_programs
+        )
+        new_state = train_state.apply_gradients(grads=grads)
+        return (new_state, batch, ent_coef, ent_coef_programs), losses
 
     def epoch_step(carry, _):
-        train_state, rng, batch, ent_coef = carry
+        train_state, rng, batch, ent_coef, ent_coef_programs = carry
         rng, perm_key = jax.random.split(rng)
         permutation = jax.random.permutation(perm_key, batch_size)
-        (train_state, _, _), losses = jax.lax.scan(
-            minibatch_step,
-            (train_state, batch, ent_coef),
-            permutation.reshape(num_minibatches, -1),
+        inner = (train_state, batch, ent_coef, ent_coef_programs)
+        inner, losses = jax.lax.scan(
+            minibatch_step, inner, permutation.reshape(num_minibatches, -1)
         )
-        return (train_state, rng, batch, ent_coef), losses
+        return (inner[0], rng, batch, ent_coef, ent_coef_programs), losses
 
     # ------------------------------------------------------------ one PPO update
     def rollout_metrics(traj: Transition):
@@ -606,11 +626,20 @@ def make_train(
         _, last_value = network.apply(runner.train_state.params, runner.obs)
         return runner, traj, last_value
 
-    def learn(train_state, epoch_key, traj: Transition, advantages, targets, ent_coef=None):
+    def learn(
+        train_state,
+        epoch_key,
+        traj: Transition,
+        advantages,
+        targets,
+        ent_coef=None,
+        ent_coef_programs=None,
+    ):
         """`update_epochs` passes of shuffled minibatch Adam steps; the losses [epochs, mb].
 
         `ent_coef` (traced, `--ent-coef-anneal`) replaces `config.ent_coef`; None keeps the
-        constant, so a run without the schedule compiles exactly as before."""
+        constant, so a run without the schedule compiles exactly as before. Likewise
+        `ent_coef_programs` (`--ent-coef-programs`): None leaves the term out."""
         # Only what loss_fn reads goes into the minibatches (not rewards, metrics...).
         inputs = LossInputs(
             obs=traj.obs, mask=traj.mask, action=traj.action, log_prob=traj.log_prob
@@ -618,10 +647,9 @@ def make_train(
         flat = jax.tree_util.tree_map(
             lambda x: x.reshape((batch_size,) + x.shape[2:]), (inputs, advantages, targets)
         )
-        (train_state, _, _, _), losses = jax.lax.scan(
-            epoch_step, (train_state, epoch_key, flat, ent_coef), None, config.update_epochs
-        )
-        return train_state, losses
+        carry = (train_state, epoch_key, flat, ent_coef, ent_coef_programs)
+        carry, losses = jax.lax.scan(epoch_step, carry, None, config.update_epochs)
+        return carry[0], losses
 
     def update(
         runner: RunnerState,
@@ -633,8 +661,12 @@ def make_train(
         runner, traj, last_value = rollout(runner, env_params, reward_vector, program_levers)
         advantages, targets = compute_gae(traj, last_value)
         rng, epoch_key = jax.random.split(runner.rng)
+        ent_coef_programs = None
+        if config.ent_coef_programs:  # a program lever: off before the levers' update
+            switch = 1.0 if program_levers is None else program_levers
+            ent_coef_programs = jnp.float32(config.ent_coef_programs) * switch
         train_state, losses = learn(
-            runner.train_state, epoch_key, traj, advantages, targets, ent_coef
+            runner.train_state, epoch_key, traj, advantages, targets, ent_coef, ent_coef_programs
         )
 
         metrics = {k: v.mean() for k, v in losses.items()}
