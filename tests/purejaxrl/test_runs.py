@@ -119,6 +119,27 @@ def test_resume_from_an_earlier_checkpoint_sets_the_abandoned_records_aside(
     assert "1 records logged after update 4" in capsys.readouterr().out
 
 
+def test_a_run_records_its_software_and_a_resume_elsewhere_says_so(finished_run, tmp_path, capsys):
+    from hackmatrix.purejaxrl.device import describe_software, provenance_changes
+
+    software = describe_software()
+    stored = load_checkpoint(finished_run / "checkpoint_4.pkl")["config"]["provenance"]
+    assert stored == software and stored["jax"] != "absent" and stored["cpu"]
+    # The checkpoint as if trained with another JAX release: the resume goes on, noted.
+    run = tmp_path / "run"
+    shutil.copytree(finished_run, run)
+    payload = load_checkpoint(run / "checkpoint_4.pkl")
+    payload["config"]["provenance"]["jax"] = "0.0.1"
+    atomic_write(run / "checkpoint_4.pkl", lambda f: pickle.dump(payload, f))
+    resume = ["--resume", str(run / "checkpoint_4.pkl"), "--total-timesteps", str(6 * BATCH)]
+    assert train(tmp_path, *resume) == 0
+    out = capsys.readouterr().out
+    assert f"Software: python {software['python']}, jax {software['jax']}" in out
+    assert f"other software or hardware (jax: 0.0.1 -> {software['jax']})" in out
+    # Checkpoints from before the record, and an unchanged one, say nothing.
+    assert provenance_changes(None, software) == provenance_changes(software, software) == []
+
+
 def test_setting_aside_keeps_every_line_somewhere(tmp_path):
     path = tmp_path / "metrics.jsonl"
     lines = ['{"update": 2, "a": 1}', '{"update": 5, "a": 2}', "{torn", '{"update": 3}']

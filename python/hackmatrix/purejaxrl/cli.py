@@ -34,11 +34,14 @@ from .checkpoint import (
 )
 from .console import Progress, chunk_line, grouped_table, run_summary, warning_line
 from .device import (
+    PROVENANCE_PACKAGES,
     agree_across_processes,
     describe_devices,
+    describe_software,
     enable_compilation_cache,
     initialize_multi_host,
     peer_failure_message,
+    provenance_changes,
     sync_processes,
     to_host,
 )
@@ -338,6 +341,12 @@ def _train(args, explicit, env) -> int:
         + (f" over {devices['process_count']} hosts" if devices["process_count"] > 1 else "")
     )
     say(f"Backend: {devices['backend']}")
+    software = describe_software()
+    say(
+        "Software: "
+        + ", ".join(f"{name} {software[name]}" for name in ("python", *PROVENANCE_PACKAGES))
+        + f"; CPU: {software['cpu']}"
+    )
     say(f"Compilation cache: {cache_dir}")
 
     if args.auto_tune:
@@ -421,6 +430,13 @@ def _train(args, explicit, env) -> int:
                     f"checkpoint {resume_path}: trained with {key}={stored.get(key)}, "
                     f"but this run asks for {getattr(config, key)}"
                 )
+        changed = provenance_changes(stored.get("provenance"), software)
+        if changed:
+            say(
+                "Note: the checkpoint was trained with other software or hardware ("
+                + "; ".join(changed)
+                + "): the run goes on, but not bit for bit as it would have there"
+            )
         say(f"Resuming run {run_name} from {resume_path.name} (update {start_update})")
     else:
         run_name = args.run_name or next_run_name(checkpoint_dir, args.run_suffix)
@@ -457,6 +473,7 @@ def _train(args, explicit, env) -> int:
         "device_type": devices["device_type"],
         "device_count": devices["device_count"],
         "backend": devices["backend"],
+        "provenance": software,
         "git_commit": git_commit(),
     }
     logger = None
@@ -519,7 +536,7 @@ def _train(args, explicit, env) -> int:
             + (" and the env batch" if env_restored else "; environments start fresh")
         )
 
-    full_config = {**config.to_dict(), "run_name": run_name}
+    full_config = {**config.to_dict(), "run_name": run_name, "provenance": software}
     stop = StopRequest()
     stop.install()
     update = start_update

@@ -87,6 +87,59 @@ def describe_devices() -> dict:
     }
 
 
+def cpu_model() -> str:
+    """The host CPU's model name (Linux's /proc/cpuinfo), else what `platform` knows."""
+    import platform
+
+    try:
+        with open("/proc/cpuinfo") as info:
+            for line in info:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown"
+
+
+# Where a run's floating point comes from: the same command on another CPU or another
+# JAX release trains a different network (learning.md §24.1).
+PROVENANCE_PACKAGES = ("jax", "jaxlib", "flax", "optax", "numpy")
+
+
+def describe_software() -> dict:
+    """The versions and host a run trains with: Python, the numeric packages, the CPU,
+    and the accelerator kind. Stored in the checkpoint's config as `provenance`."""
+    import platform
+    from importlib import metadata
+
+    versions = {}
+    for name in PROVENANCE_PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = "absent"
+    import jax
+
+    return {
+        "python": platform.python_version(),
+        **versions,
+        "cpu": cpu_model(),
+        "device_kind": jax.devices()[0].device_kind,
+    }
+
+
+def provenance_changes(stored: dict | None, current: dict) -> list[str]:
+    """`name: was -> now` for every provenance entry a resume changes; [] when the
+    checkpoint has none (it predates the record) or nothing changed."""
+    if not stored:
+        return []
+    return [
+        f"{name}: {stored.get(name, 'unrecorded')} -> {value}"
+        for name, value in current.items()
+        if stored.get(name, "unrecorded") != value
+    ]
+
+
 def to_host(tree: Any) -> Any:
     """numpy copy of a pytree of global values.
 
