@@ -11,6 +11,7 @@ from hackmatrix.purejaxrl.checkpoint import (
     CheckpointError,
     latest_checkpoint,
     next_run_name,
+    prune_checkpoints,
     resolve_params_path,
     resolve_resume,
 )
@@ -100,3 +101,46 @@ def test_unusable_parameter_paths_are_clear_errors(tmp_path, prefer_final_params
     ]:
         with pytest.raises(CheckpointError, match=message):
             resolve_params_path(tmp_path / name, prefer_final_params=prefer_final_params)
+
+
+def _write_checkpoints(run_dir, steps_in_write_order):
+    """Empty checkpoint and params files, written one second apart in the given order."""
+    run_dir.mkdir()
+    for second, step in enumerate(steps_in_write_order):
+        for name in (f"checkpoint_{step}.pkl", f"params_{step}.npz"):
+            (run_dir / name).write_bytes(b"x")
+            os.utime(run_dir / name, ns=(0, (1_000 + second) * 1_000_000_000))
+
+
+def test_pruning_keeps_the_newest_written_checkpoints_and_every_params_file(tmp_path):
+    run = tmp_path / "run"
+    _write_checkpoints(run, [10, 20, 30, 40])
+    removed = prune_checkpoints(run, 2)
+    assert sorted(p.name for p in removed) == ["checkpoint_10.pkl", "checkpoint_20.pkl"]
+    assert sorted(p.name for p in run.glob("checkpoint_*")) == [
+        "checkpoint_30.pkl",
+        "checkpoint_40.pkl",
+    ]
+    assert len(list(run.glob("params_*.npz"))) == 4
+    assert prune_checkpoints(run, 2) == []  # nothing more to do
+
+
+def test_pruning_after_a_resume_from_an_earlier_checkpoint_drops_the_abandoned_branch(tmp_path):
+    # Written 10, 20, 30 (30 abandoned), then a resume from 10 wrote 15 and 25:
+    # the newest two by write order are 15 and 25, though 30 has the higher step.
+    run = tmp_path / "run"
+    _write_checkpoints(run, [10, 20, 30, 15, 25])
+    prune_checkpoints(run, 2)
+    assert sorted(p.name for p in run.glob("checkpoint_*")) == [
+        "checkpoint_15.pkl",
+        "checkpoint_25.pkl",
+    ]
+
+
+def test_pruning_with_zero_keeps_everything_and_a_negative_count_is_refused(tmp_path):
+    run = tmp_path / "run"
+    _write_checkpoints(run, [1, 2, 3])
+    assert prune_checkpoints(run, 0) == []
+    assert len(list(run.glob("checkpoint_*"))) == 3
+    with pytest.raises(ValueError, match="0 or more"):
+        prune_checkpoints(run, -1)

@@ -220,6 +220,30 @@ def test_kill_9_during_saves_leaves_a_loadable_checkpoint(tmp_path):
     assert payload["step"] >= 1 and payload["params"].shape == (4_000_000,)
 
 
+def test_keep_checkpoints_leaves_the_newest_and_every_params_file(tmp_path, capsys):
+    assert train(tmp_path, "--total-timesteps", str(6 * BATCH), "--keep-checkpoints", "2") == 0
+    out = capsys.readouterr().out
+    run = tmp_path / "run"
+    assert sorted(p.name for p in run.glob("checkpoint_*.pkl")) == [
+        "checkpoint_4.pkl",
+        "checkpoint_6.pkl",
+    ]
+    assert sorted(p.name for p in run.glob("params_*.npz")) == [
+        "params_2.npz",
+        "params_4.npz",
+        "params_6.npz",
+    ]
+    assert "keeping the newest 2" in out and "Removed checkpoint_2.pkl (--keep-checkpoints)" in out
+
+
+def test_keep_checkpoints_must_be_a_whole_number_of_zero_or_more(tmp_path, capsys):
+    for bad in ("-1", "two"):
+        with pytest.raises(SystemExit):
+            train(tmp_path, "--total-timesteps", str(2 * BATCH), "--keep-checkpoints", bad)
+        assert "--keep-checkpoints" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
+
+
 def test_sigterm_saves_and_exits_cleanly(tmp_path):
     cmd = [
         sys.executable,

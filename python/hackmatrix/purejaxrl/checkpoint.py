@@ -148,6 +148,27 @@ def save_checkpoint(
     return pkl, npz
 
 
+def prune_checkpoints(run_dir: Path, keep: int) -> list[Path]:
+    """Delete all but the `keep` most recently written `checkpoint_*.pkl`; return what went.
+
+    Recency is the write order (modification time, then step), not the step
+    number: after a resume from an earlier checkpoint, files of the abandoned
+    branch carry higher steps but are older, and they go first. The small
+    `params_*.npz` files stay, so every checkpoint can still be evaluated
+    (`evaluate_agent.py`). `keep` 0 keeps everything.
+    """
+    if keep < 0:
+        raise ValueError(f"keep must be 0 or more, got {keep}")
+    if keep == 0:
+        return []
+    found = checkpoints_in(run_dir)
+    by_write = sorted(found, key=lambda item: (item[1].stat().st_mtime_ns, item[0]))
+    doomed = [path for _, path in by_write[: max(len(by_write) - keep, 0)]]
+    for path in doomed:
+        path.unlink(missing_ok=True)  # a neighbour process may have removed it already
+    return doomed
+
+
 # ----------------------------------------------------------------------- loading
 
 

@@ -27,6 +27,7 @@ from .checkpoint import (
     CheckpointError,
     load_checkpoint,
     next_run_name,
+    prune_checkpoints,
     resolve_resume,
     restore_runner,
     save_checkpoint,
@@ -497,10 +498,11 @@ def _train(args, explicit, env) -> int:
             upload_artifacts=not args.no_artifact,
         )
         say(f"W&B: {logger.url or ('off' if args.no_wandb else 'offline / unavailable')}")
+    kept = f", keeping the newest {args.keep_checkpoints}" if args.keep_checkpoints else ""
     if args.save_interval is not None:
-        say(f"Checkpoints: every {args.save_interval} updates -> {run_dir}")
+        say(f"Checkpoints: every {args.save_interval} updates -> {run_dir}{kept}")
     else:
-        say(f"Checkpoints: every {args.save_interval_minutes:g} minutes -> {run_dir}")
+        say(f"Checkpoints: every {args.save_interval_minutes:g} minutes -> {run_dir}{kept}")
 
     # ---------------------------------------------------------- build and init
     env = env if env is not None else load_env(args.env_module)
@@ -560,6 +562,9 @@ def _train(args, explicit, env) -> int:
         )
         say(f"Saved {pkl.name} and {npz.name} ({reason})")
         logger.upload(pkl, f"checkpoint-{update}")
+        removed = prune_checkpoints(run_dir, args.keep_checkpoints)
+        if removed:
+            say(f"Removed {', '.join(path.name for path in removed)} (--keep-checkpoints)")
         if episode_gif is not None and with_extras:
             gif = episode_gif.record(update, host_runner.train_state.params, logger)
             if gif is not None:

@@ -582,6 +582,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="save every N updates (turns the time-based period off)",
     )
     g.add_argument("--checkpoint-dir", default="checkpoints")
+    g.add_argument(
+        "--keep-checkpoints",
+        type=_non_negative_int,
+        default=0,
+        metavar="N",
+        help="after each save, delete all but the N newest checkpoint_*.pkl of the run "
+        "(params_*.npz stay); 0 keeps every one (default). A checkpoint holds the env "
+        "batch: 45 MB at 2,048 envs (training.md §4.2)",
+    )
     g.add_argument("--no-artifact", action="store_true")
     g.add_argument(
         "--no-episode-gif",
