@@ -498,11 +498,13 @@ def _train(args, explicit, env) -> int:
             upload_artifacts=not args.no_artifact,
         )
         say(f"W&B: {logger.url or ('off' if args.no_wandb else 'offline / unavailable')}")
+    period = (
+        f"{args.save_interval} updates"
+        if args.save_interval is not None
+        else f"{args.save_interval_minutes:g} minutes"
+    )
     kept = f", keeping the newest {args.keep_checkpoints}" if args.keep_checkpoints else ""
-    if args.save_interval is not None:
-        say(f"Checkpoints: every {args.save_interval} updates -> {run_dir}{kept}")
-    else:
-        say(f"Checkpoints: every {args.save_interval_minutes:g} minutes -> {run_dir}{kept}")
+    say(f"Checkpoints: every {period} -> {run_dir}{kept}")
 
     # ---------------------------------------------------------- build and init
     env = env if env is not None else load_env(args.env_module)
