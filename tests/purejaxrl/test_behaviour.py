@@ -470,6 +470,24 @@ def test_cli_writes_table_json_and_png(random_result, tmp_path, capsys):
     assert document["results"][0]["mode"] == bh.RANDOM
     assert summary["mean_return"] == pytest.approx(random_result.summary["mean_return"])
     assert out_png.stat().st_size > 10_000 and out_png.read_bytes()[:4] == b"\x89PNG"
+    # The per-game record (training.md §9.6): game order, and the summary's means and errors.
+    per_game = document["results"][0]["per_game"]
+    assert per_game["final_stage"] == [int(x) for x in random_result.games["final_stage"]]
+    assert per_game["end"] == [bh.ENDS[int(x)] for x in random_result.games["end"]]
+    returns = np.asarray(per_game["return"])
+    assert returns.mean() == pytest.approx(summary["mean_return"], abs=1e-3)
+    errors = summary["standard_errors"]
+    assert errors["mean_return"] == pytest.approx(
+        np.std(returns, ddof=1) / np.sqrt(GAMES), abs=1e-3
+    )
+    assert errors["program_gain_rate"] == pytest.approx(
+        np.std(np.asarray(per_game["gained_program"]), ddof=1) / np.sqrt(GAMES)
+    )
+    assert f"{summary['mean_final_stage']:.2f} ± {errors['mean_final_stage']:.2f}" in table
+    # --reports reads it back and plays nothing.
+    assert script.main(["--reports", str(out_json), str(out_json)]) == 0
+    compared = capsys.readouterr().out
+    assert "B - A" in compared and " *" not in compared.split("B - A")[1].split("errors paired")[0]
 
 
 def test_cli_rejects_bad_input(tmp_path, capsys):

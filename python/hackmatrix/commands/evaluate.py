@@ -3,6 +3,7 @@
     hackmatrix-evaluate --latest
     hackmatrix-evaluate checkpoints/<run> --policy both --png behaviour.png
     hackmatrix-evaluate --compare random checkpoints/<run>/params_40.npz --json out.json
+    hackmatrix-evaluate --reports baseline.json change.json   # plays nothing
 
 `hackmatrix-evaluate` is the installed command;
 `python python/scripts/evaluate_agent.py` runs the same `main`.
@@ -39,6 +40,15 @@ def parse_args(argv=None) -> argparse.Namespace:
         metavar="POLICY",
         default=None,
         help="evaluate several policies on the same games and show them side by side",
+    )
+    p.add_argument(
+        "--reports",
+        nargs="+",
+        type=Path,
+        metavar="JSON",
+        default=None,
+        help="play nothing: compare saved --json reports, each number with its standard error "
+        "and each column's difference from the first (paired over the same games)",
     )
     p.add_argument("--latest", action="store_true", help="the newest run under --checkpoint-dir")
     p.add_argument(
@@ -96,9 +106,14 @@ def parse_args(argv=None) -> argparse.Namespace:
     )
     p.add_argument("--env-module", default="hackmatrix.jax_env", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
-    given = [args.model is not None, args.compare is not None, args.latest]
+    given = [
+        args.model is not None,
+        args.compare is not None,
+        args.latest,
+        args.reports is not None,
+    ]
     if sum(given) != 1:
-        p.error("give exactly one of: a policy, --compare POLICY..., --latest")
+        p.error("give exactly one of: a policy, --compare POLICY..., --latest, --reports JSON...")
     return args
 
 
@@ -108,8 +123,22 @@ def policy_texts(args) -> list[str]:
     return args.compare if args.compare is not None else [args.model]
 
 
+def compare_saved(paths: list[Path]) -> int:
+    """`--reports`: the saved reports side by side, with standard errors; plays nothing."""
+    from hackmatrix.purejaxrl import eval_stats
+
+    try:
+        print(eval_stats.compare_reports(paths))
+    except eval_stats.ReportError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def main(argv=None) -> int:
     args = parse_args(argv)
+    if args.reports is not None:
+        return compare_saved(args.reports)
     import importlib
 
     from hackmatrix.jax_cache import enable_compilation_cache

@@ -49,7 +49,7 @@ from ..names import (
     SIPHON_ACTION,
     Program,
 )
-from . import distribution
+from . import distribution, eval_stats
 
 RANDOM = "random"
 MODES = ("greedy", "sample")
@@ -386,6 +386,22 @@ def _share(part, whole) -> float | None:
     return float(part) / float(whole) if whole else None
 
 
+def per_game_record(games: dict) -> dict[str, list]:
+    """The per-game numbers a report keeps (JSON-ready, in game order): what the headline
+    means and their standard errors are computed from (`eval_stats`, training.md §9.6)."""
+    uses = games["program_uses"].sum(1)
+    return {
+        "return": [round(float(x), 4) for x in games["return"]],
+        "length": [int(x) for x in games["length"]],
+        "final_stage": [int(x) for x in games["final_stage"]],
+        "end": [ENDS[int(x)] for x in games["end"]],
+        "siphons": [int(x) for x in games["siphons"]],
+        "kills": [int(x) for x in games["kills"]],
+        "programs": [int(x) for x in uses],
+        "gained_program": [int(x > 0) for x in games["siphon_programs"]],
+    }
+
+
 def summarize(games: dict) -> dict:
     """The statistics of training.md §9.2 from `play_games`'s per-game arrays (JSON-ready)."""
     n = len(games["return"])
@@ -468,6 +484,8 @@ def summarize(games: dict) -> dict:
             "at_other_hp": int(resets.sum() - resets[1] - resets[2]),
         },
         "invalid_actions": int(games["invalid_actions"].sum()),
+        # One standard error of each headline mean, over the games (training.md §9.6).
+        "standard_errors": eval_stats.standard_errors(per_game_record(games)),
     }
 
 
@@ -534,17 +552,24 @@ def _fmt(value, digits: int = 2) -> str:
     return f"{value:.{digits}f}"
 
 
+def _fmt_error(summary: dict, key: str, digits: int = 2) -> str:
+    """A headline number with its standard error over the games, where the summary has one."""
+    error = summary.get("standard_errors", {}).get(key)
+    text = _fmt(summary[key], digits)
+    return text if error is None else f"{text} ± {error:.{digits}f}"
+
+
 def table_rows(results: list[Result]) -> list[tuple[str, list[str]]]:
     """(row name, one cell per result) for the console table."""
     s = [r.summary for r in results]
     rows = [
         ("episodes", [_fmt(x["episodes"]) for x in s]),
-        ("mean return", [_fmt(x["mean_return"]) for x in s]),
+        ("mean return", [_fmt_error(x, "mean_return") for x in s]),
         ("median return", [_fmt(x["median_return"]) for x in s]),
-        ("mean length", [_fmt(x["mean_length"], 1) for x in s]),
-        ("mean final stage", [_fmt(x["mean_final_stage"]) for x in s]),
-        ("stage-1 exit rate", [_fmt(x["stage1_exit_rate"], 3) for x in s]),
-        ("win rate", [_fmt(x["win_rate"], 3) for x in s]),
+        ("mean length", [_fmt_error(x, "mean_length", 1) for x in s]),
+        ("mean final stage", [_fmt_error(x, "mean_final_stage") for x in s]),
+        ("stage-1 exit rate", [_fmt_error(x, "stage1_exit_rate", 3) for x in s]),
+        ("win rate", [_fmt_error(x, "win_rate", 3) for x in s]),
     ]
     rows += [
         (f"  final stage {k}", [_fmt(x["final_stage_histogram"][k]) for x in s])
@@ -554,8 +579,8 @@ def table_rows(results: list[Result]) -> list[tuple[str, list[str]]]:
         (f"  ended: {name.replace('_', ' ')}", [_fmt(x["ends"][name]) for x in s]) for name in ENDS
     ]
     rows += [
-        ("siphons / episode", [_fmt(x["siphons_per_episode"]) for x in s]),
-        ("  episodes with a siphon", [_fmt(x["siphon_use_rate"], 3) for x in s]),
+        ("siphons / episode", [_fmt_error(x, "siphons_per_episode") for x in s]),
+        ("  episodes with a siphon", [_fmt_error(x, "siphon_use_rate", 3) for x in s]),
         ("  suboptimal siphon share", [_fmt(x["siphon_suboptimal_share"], 3) for x in s]),
         ("  missed resources / siphon", [_fmt(x["siphon_missed_resources_per_siphon"]) for x in s]),
         ("  empty siphon share", [_fmt(x["siphon_empty_share"], 3) for x in s]),
@@ -574,10 +599,10 @@ def table_rows(results: list[Result]) -> list[tuple[str, list[str]]]:
             [_fmt(x["siphon_yield"]["blocks_on_board"]) for x in s],
         ),
         ("data-siphon pickups / episode", [_fmt(x["data_siphon_pickups_per_episode"]) for x in s]),
-        ("kills / episode", [_fmt(x["kills_per_episode"]) for x in s]),
-        ("programs / episode", [_fmt(x["programs_per_episode"]) for x in s]),
-        ("  episodes with a program", [_fmt(x["program_use_rate"], 3) for x in s]),
-        ("  episodes gaining a program", [_fmt(x["program_gain_rate"], 3) for x in s]),
+        ("kills / episode", [_fmt_error(x, "kills_per_episode") for x in s]),
+        ("programs / episode", [_fmt_error(x, "programs_per_episode") for x in s]),
+        ("  episodes with a program", [_fmt_error(x, "program_use_rate", 3) for x in s]),
+        ("  episodes gaining a program", [_fmt_error(x, "program_gain_rate", 3) for x in s]),
         ("  of those, using a program", [_fmt(x["program_use_rate_after_gain"], 3) for x in s]),
         ("  steps holding a program", [_fmt(x["program_holding_step_share"], 3) for x in s]),
         ("    one can run", [_fmt(x["program_runnable_share_when_holding"], 3) for x in s]),
@@ -614,7 +639,8 @@ def format_table(results: list[Result]) -> str:
 
 
 def report(results: list[Result], settings: dict) -> dict:
-    """The JSON document: settings, the game seeds, and each result's summary."""
+    """The JSON document: settings, the game seeds, and each result's summary and per-game
+    record (what `--reports` computes paired differences from)."""
     first = results[0].games
     return {
         "settings": settings,
@@ -626,6 +652,7 @@ def report(results: list[Result], settings: dict) -> dict:
                 "source": r.source,
                 "seconds": r.seconds,
                 "summary": r.summary,
+                **({"per_game": per_game_record(r.games)} if r.games else {}),
             }
             for r in results
         ],
