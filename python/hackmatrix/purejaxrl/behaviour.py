@@ -625,17 +625,7 @@ def table_rows(results: list[Result]) -> list[tuple[str, list[str]]]:
 
 
 def format_table(results: list[Result]) -> str:
-    rows = table_rows(results)
-    headers = [r.name for r in results]
-    first = max(len(name) for name, _ in rows)
-    widths = [max(len(h), *(len(cells[i]) for _, cells in rows)) for i, h in enumerate(headers)]
-
-    def line(name, cells):
-        return "  ".join([name.ljust(first), *(c.rjust(w) for c, w in zip(cells, widths))])
-
-    out = [line("", headers), line("-" * first, ["-" * w for w in widths])]
-    out += [line(name, cells) for name, cells in rows]
-    return "\n".join(out)
+    return eval_stats.format_grid([r.name for r in results], table_rows(results))
 
 
 def report(results: list[Result], settings: dict) -> dict:

@@ -37,20 +37,8 @@ HEADLINE = (
     ("program_use_rate", "episodes with a program", "programs>0"),
     ("program_gain_rate", "episodes gaining a program", "gained_program"),
 )
-# Rates shown in percent, the rest as plain numbers.
-RATES = {key for key, _, quantity in HEADLINE if ">" in quantity or "=" in quantity}
-RATES.add("program_gain_rate")
-# The per-game record's fields (behaviour.per_game_record writes them).
-RECORD_FIELDS = (
-    "return",
-    "length",
-    "final_stage",
-    "end",
-    "siphons",
-    "kills",
-    "programs",
-    "gained_program",
-)
+# Shares of games (every key ending in "_rate") are shown in percent, the rest as plain numbers.
+RATES = {key for key, _, _ in HEADLINE if key.endswith("_rate")}
 
 
 class ReportError(ValueError):
@@ -196,7 +184,8 @@ def _letters(count: int) -> list[str]:
     return [chr(ord("A") + i % 26) + (str(i // 26 + 1) if i >= 26 else "") for i in range(count)]
 
 
-def _grid(header: list[str], rows: list[tuple[str, list[str]]]) -> str:
+def format_grid(header: list[str], rows: list[tuple[str, list[str]]]) -> str:
+    """A console table: row labels left-aligned, one right-aligned column per header."""
     first = max(len(label) for label, _ in rows)
     widths = [max(len(h), *(len(cells[i]) for _, cells in rows)) for i, h in enumerate(header)]
 
@@ -228,7 +217,7 @@ def compare_reports(paths: list[Path]) -> str:
     out += [
         "",
         f"{'/'.join(f'{e:,}' for e in episodes)} games each; ± one standard error over games",
-        _grid(
+        format_grid(
             letters,
             [
                 (label, [_with_error(key, c.values[key], _column_error(c, key)) for c in columns])
@@ -248,7 +237,7 @@ def compare_reports(paths: list[Path]) -> str:
         out += [
             "",
             f"difference from {letters[0]}:",
-            _grid([f"{x} - {letters[0]}" for x in letters[1:]], rows),
+            format_grid([f"{x} - {letters[0]}" for x in letters[1:]], rows),
         ]
         out.append(
             "errors paired game by game over the same games; * unpaired (no per-game record, "
