@@ -156,6 +156,9 @@ class Outcome(IntEnum):
 
 # ---- the observation (observation.md §3-§8) ----
 PLAYER_FEATURES = 10
+# Player feature 6 is the data siphons held, as sat(dataSiphons / 10) (observation.md §4).
+PLAYER_SIPHONS_FEATURE = 6
+PLAYER_SIPHONS_SCALE = 10
 PROGRAM_FEATURES = NUM_PROGRAMS
 CELL_FEATURES = 42
 GRID_OFFSET = PLAYER_FEATURES + PROGRAM_FEATURES  # where the grid starts in the flat vector

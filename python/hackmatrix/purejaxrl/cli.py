@@ -129,6 +129,7 @@ def print_config_table(config: cfg.TrainConfig) -> None:
         ("program_bonus_at_death", config.program_bonus_at_death),
         ("program_use_bonus", config.program_use_bonus),
         ("free_program_spending", config.free_program_spending),
+        ("siphon_pay_on_use", config.siphon_pay_on_use),
         ("program_levers_from", config.program_levers_from_update or "start"),
         ("distance_shaping", config.distance_shaping),
         ("max_episode_steps", config.max_episode_steps or "off"),
@@ -210,6 +211,7 @@ REWARD_FIELDS = (
     "program_bonus_at_death",
     "program_use_bonus",
     "free_program_spending",
+    "siphon_pay_on_use",
     "program_levers_from_update",
     "distance_shaping",
 )
@@ -418,6 +420,7 @@ def _train(args, explicit, env) -> int:
             ("program_bonus_at_death", "program bonus at death", "pay"),
             ("program_use_bonus", "program use bonus", 0),
             ("free_program_spending", "free program spending", 0),
+            ("siphon_pay_on_use", "siphon pay on use", False),
             ("program_levers_from_update", "program levers' first update", 0),
             ("max_episode_steps", "episode step limit", 0),
         ):

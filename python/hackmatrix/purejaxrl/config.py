@@ -77,6 +77,9 @@ class TrainConfig:
     # `--free-program-spending`: refund resource_gain's charge for what a program spends
     # (training.md §1.1); False trains on the env's resource_gain as is.
     free_program_spending: bool = False
+    # `--siphon-pay-on-use`: data_siphon's pay moves from picking a data siphon up to
+    # spending it (training.md §1.1, learning.md §28); not a program lever (never delayed).
+    siphon_pay_on_use: bool = False
     # `--program-levers-from-update`: the three program levers above pay nothing before this
     # update (learning.md §18.4: a habit of siphoning first); 0: from the start.
     program_levers_from_update: int = 0
@@ -478,6 +481,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=False,
         help="refund the resource_gain charge for credits and energy a program spends, and "
         "pay nothing for an UNDO that gives them back (training.md §1.1); default: off",
+    )
+    g.add_argument(
+        "--siphon-pay-on-use",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="pay data_siphon's 1.0 when a data siphon is spent by the siphon action instead "
+        "of when it is picked up (an UNDO that gives siphons back takes it back), so a "
+        "siphon held and never spent earns nothing (training.md §1.1); default: off",
     )
     g.add_argument(
         "--program-levers-from-update",

@@ -248,7 +248,8 @@ def siphon_hoarding_check() -> Check:
         f"{HOARD_CLEAR_USE_ABOVE:.0%} of them (a fresh policy: ~4%, ~35%)",
         "the policy carries data siphons beside blocks without using them, which came before "
         "every siphon collapse seen (learning.md §18.3): check what outweighs "
-        "reward/data_siphon (program levers can wait: --program-levers-from-update), raise "
+        "reward/data_siphon (program levers can wait: --program-levers-from-update), pay a "
+        "data siphon only when it is spent (--siphon-pay-on-use, learning.md §28), raise "
         "--ent-coef, or resume from a checkpoint before this warning; late in a long run it "
         "can be a false alarm (learning.md §22): if eval/siphons_per_episode still rises, "
         "carry on",

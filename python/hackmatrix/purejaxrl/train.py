@@ -26,7 +26,14 @@ from flax.training.train_state import TrainState
 from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from ..names import FIRST_PROGRAM_ACTION, PROGRAM_SPAWN_COSTS, Program
+from ..names import (
+    FIRST_PROGRAM_ACTION,
+    PLAYER_SIPHONS_FEATURE,
+    PLAYER_SIPHONS_SCALE,
+    PROGRAM_SPAWN_COSTS,
+    SIPHON_ACTION,
+    Program,
+)
 from . import distribution
 from .autoreset import make_auto_reset
 from .config import TrainConfig, check_reward_weight_names
@@ -82,6 +89,7 @@ class Transition(NamedTuple):
     truncation_value: Any = None
     program_use_bonus: Any = None  # f32[E] the --program-use-bonus part of `reward`; else None
     spending_refund: Any = None  # f32[E] the --free-program-spending part of `reward`; else None
+    siphon_pay_moved: Any = None  # f32[E] the --siphon-pay-on-use part of `reward`; else None
 
 
 class LossInputs(NamedTuple):
@@ -304,6 +312,34 @@ def make_spending_refund(
     return refund
 
 
+def make_siphon_pay_on_use(
+    enabled: bool, reward_names: tuple
+) -> Callable[[jax.Array, jax.Array, jax.Array, jax.Array, Any], jax.Array] | None:
+    """`--siphon-pay-on-use` as `move(action, components, obs, next_obs, vector)`, or None.
+
+    The canonical `data_siphon` (rewards.md §4.5) pays 1.0 for walking onto a data
+    siphon, whether or not it is ever spent; agents that stop siphoning keep
+    collecting them (learning.md §18.3, `siphon_hoarding`). The move takes that pay
+    off the pickup and pays it on the siphon action instead, so a data siphon is
+    worth its 1.0 only once it is spent. UNDO that gives siphons back charges 1.0
+    for each (read from the observation's siphon count, observation.md §4), so a
+    siphon-UNDO loop nets 0. Scaled by the `data_siphon` weight (`vector`, or 1).
+    """
+    if not enabled:
+        return None
+    index = reward_names.index("data_siphon")
+
+    def move(action, components, obs, next_obs, vector):
+        held_before = jnp.round(obs[..., PLAYER_SIPHONS_FEATURE] * PLAYER_SIPHONS_SCALE)
+        held_after = jnp.round(next_obs[..., PLAYER_SIPHONS_FEATURE] * PLAYER_SIPHONS_SCALE)
+        given_back = jnp.where(action == UNDO_ACTION, jnp.maximum(held_after - held_before, 0), 0)
+        spent = (action == SIPHON_ACTION).astype(jnp.float32)
+        weight = jnp.float32(1.0) if vector is None else vector[index]
+        return weight * (spent - given_back - components[..., index])
+
+    return move
+
+
 def make_optimizer(config: TrainConfig) -> optax.GradientTransformation:
     return optax.chain(
         optax.clip_by_global_norm(config.max_grad_norm),
@@ -339,6 +375,7 @@ def make_train(
     )
     retreat_charge = make_retreat_charge(config.distance_shaping, reward_names)
     spending_refund = make_spending_refund(config.free_program_spending, reward_names)
+    siphon_pay_move = make_siphon_pay_on_use(config.siphon_pay_on_use, reward_names)
     # The signed charge scales with the distance_shaping weight, fixed or annealed.
     fixed_weights = (
         None
@@ -352,6 +389,7 @@ def make_train(
         or program_bonus is not None
         or retreat_charge is not None
         or spending_refund is not None
+        or siphon_pay_move is not None
         or use_bonus != 0
     )
     max_episode_steps = config.max_episode_steps  # 0: the game's own episodes, no limit
@@ -437,13 +475,16 @@ def make_train(
                 use_bonus * (ran_program & ~runner.program_used).astype(jnp.float32)
             )
             program_used = keep_env_sharded((runner.program_used | ran_program) & ~done)
+        components = jnp.stack([info["reward_components"][name] for name in reward_names], -1)
+        weights_now = fixed_weights if reward_vector is None else reward_vector
+        moved = None
+        if siphon_pay_move is not None:  # reads the siphon count before the auto-reset
+            moved = siphon_pay_move(action, components, runner.obs, next_obs, weights_now)
         # Auto-reset with its own keys; the carried obs is the post-reset one.
         next_state, next_obs = auto_reset(reset_key, done, next_state, next_obs, env_params)
 
-        components = jnp.stack([info["reward_components"][name] for name in reward_names], -1)
         weighted, completed_weighted, weighted_return = None, None, None
         retreat, refund = None, None
-        weights_now = fixed_weights if reward_vector is None else reward_vector
         if retreat_charge is not None:
             retreat = retreat_charge(info, weights_now)
         if spending_refund is not None:
@@ -458,6 +499,8 @@ def make_train(
                 weighted = weighted + first_use
             if refund is not None:
                 weighted = weighted + refund
+            if moved is not None:
+                weighted = weighted + moved
             weighted_return = runner.weighted_episode_return + weighted
             completed_weighted = jnp.where(done, weighted_return, 0.0)
             weighted_return = keep_env_sharded(jnp.where(done, 0.0, weighted_return))
@@ -482,6 +525,7 @@ def make_train(
             truncation_value=truncation_value,
             program_use_bonus=first_use,
             spending_refund=refund,
+            siphon_pay_moved=moved,
         )
         new_runner = runner._replace(
             env_state=keep_env_sharded(next_state),
@@ -605,6 +649,8 @@ def make_train(
             metrics["train/program_use_bonus"] = traj.program_use_bonus.mean()
         if traj.spending_refund is not None:
             metrics["train/spending_refund"] = traj.spending_refund.mean()
+        if traj.siphon_pay_moved is not None:
+            metrics["train/siphon_pay_moved"] = traj.siphon_pay_moved.mean()
         if traj.truncated is not None:
             metrics["train/truncated_episodes"] = traj.truncated.sum().astype(jnp.float32)
         component_means = traj.components.mean(axis=(0, 1))
@@ -756,6 +802,7 @@ __all__ = [
     "make_optimizer",
     "make_program_bonus",
     "make_spending_refund",
+    "make_siphon_pay_on_use",
     "make_retreat_charge",
     "make_reward_weighting",
     "ent_coef_at",
