@@ -186,3 +186,19 @@ def test_a_run_logs_the_choice_entropy_and_stores_the_coefficient(tmp_path, caps
     assert stored_config(tmp_path / "progent" / "final_params.npz")["ent_coef_programs"] == 0.25
     plain = standin_run(tmp_path, "plain", 2)
     assert not any("train/program_choice_entropy" in r for r in plain)
+
+
+def test_a_resume_keeps_the_coefficient_and_its_delay(tmp_path, capsys):
+    from test_program_levers_delay import resume_standin
+
+    # The term is the run's only program lever: a resume that dropped it would leave the
+    # stored delay with nothing to delay.
+    standin_run(
+        tmp_path, "held", 2, "--ent-coef-programs", "0.25", "--program-levers-from-update", "3"
+    )
+    capsys.readouterr()
+    records = resume_standin(tmp_path / "held" / "checkpoint_2.pkl", 4)
+    assert "continuing the checkpoint's ent_coef_programs=0.25" in capsys.readouterr().out
+    stored = stored_config(tmp_path / "held" / "final_params.npz")
+    assert (stored["ent_coef_programs"], stored["program_levers_from_update"]) == (0.25, 3)
+    assert [r["train/program_levers"] for r in records if "train/total_loss" in r][-1] == 1.0

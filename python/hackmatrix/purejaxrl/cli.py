@@ -201,7 +201,8 @@ def inherit_network_from_checkpoint(config: Any, stored: dict, explicit: set[str
     )
 
 
-# What PPO is paid besides the env's reward (training.md §1.1).
+# What PPO is paid besides the env's reward (training.md §1.1), and the program-choice
+# entropy term: a program lever, held back by the delay stored beside it.
 REWARD_FIELDS = (
     "reward_weights",
     "reward_weights_anneal",
@@ -212,6 +213,7 @@ REWARD_FIELDS = (
     "program_use_bonus",
     "free_program_spending",
     "siphon_pay_on_use",
+    "ent_coef_programs",
     "program_levers_from_update",
     "distance_shaping",
 )
