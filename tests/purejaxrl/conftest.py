@@ -124,6 +124,19 @@ def standin_run(checkpoint_dir, name, updates, *flags):
     return [json.loads(line) for line in (checkpoint_dir / name / "metrics.jsonl").open()]
 
 
+def components_with(name, values):
+    """Reward components of len(values) steps, all 0 but `name`, which takes `values`
+    (for the tests of one shaping term on hand-made steps)."""
+    import jax.numpy as jnp
+    import numpy as np
+
+    from hackmatrix.names import REWARD_COMPONENT_NAMES
+
+    components = np.zeros((len(values), len(REWARD_COMPONENT_NAMES)), np.float32)
+    components[:, REWARD_COMPONENT_NAMES.index(name)] = values
+    return jnp.asarray(components)
+
+
 def first_rollout(trainer, key):
     """One update's rollout and its metrics, as `update` computes them (no learning step)."""
     import jax

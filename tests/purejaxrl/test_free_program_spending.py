@@ -9,7 +9,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 import standin_env
-from conftest import first_rollout, rollout_config, standin_whose_programs_spend
+from conftest import components_with, first_rollout, rollout_config, standin_whose_programs_spend
 
 from hackmatrix.names import FIRST_PROGRAM_ACTION, Program
 from hackmatrix.purejaxrl import config as cfg
@@ -21,12 +21,6 @@ GAIN = NAMES.index("resource_gain")
 PROGRAM = FIRST_PROGRAM_ACTION  # WAIT; any program but UNDO
 UNDO = FIRST_PROGRAM_ACTION + Program.UNDO
 SIPHON = 4
-
-
-def components_with_gain(gains):
-    components = np.zeros((len(gains), len(NAMES)), np.float32)
-    components[:, GAIN] = gains
-    return jnp.asarray(components)
 
 
 def test_flag_parses_and_defaults_off():
@@ -41,13 +35,13 @@ def test_programs_spend_for_free_and_undo_gives_nothing_back():
     # move, siphon gain, program spend, program gain, UNDO of a spend, UNDO of a gain
     actions = jnp.array([0, SIPHON, PROGRAM, PROGRAM + 1, UNDO, UNDO])
     gains = [0.10, 0.20, -0.25, 0.20, 0.25, -0.20]
-    got = refund(actions, components_with_gain(gains), None)
+    got = refund(actions, components_with("resource_gain", gains), None)
     np.testing.assert_allclose(got, [0.0, 0.0, 0.25, 0.0, -0.25, 0.0], atol=1e-7)
     # Scaled by the resource_gain weight, fixed or annealed.
     weights = np.ones(len(NAMES), np.float32)
     weights[GAIN] = 2.0
     np.testing.assert_allclose(
-        refund(actions, components_with_gain(gains), jnp.asarray(weights)),
+        refund(actions, components_with("resource_gain", gains), jnp.asarray(weights)),
         [0.0, 0.0, 0.5, 0.0, -0.5, 0.0],
         atol=1e-7,
     )
@@ -57,7 +51,7 @@ def test_no_loop_of_program_siphon_and_undo_earns_resources():
     refund = make_spending_refund(True, NAMES)
 
     def trained_gain(actions, gains):
-        comps = components_with_gain(gains)
+        comps = components_with("resource_gain", gains)
         return float(jnp.sum(comps[:, GAIN] + refund(jnp.array(actions), comps, None)))
 
     assert trained_gain([PROGRAM, UNDO], [-0.25, 0.25]) == pytest.approx(0.0)

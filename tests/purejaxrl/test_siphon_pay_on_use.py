@@ -10,12 +10,13 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 import standin_env
-from conftest import first_rollout, rollout_config, standin_run
+from conftest import components_with, first_rollout, rollout_config, standin_run
 
 from hackmatrix.names import (
     FIRST_PROGRAM_ACTION,
     OBS_SIZE,
     PLAYER_SIPHONS_FEATURE,
+    PLAYER_SIPHONS_SCALE,
     SIPHON_ACTION,
     Program,
 )
@@ -31,14 +32,14 @@ UP, WAIT = 0, FIRST_PROGRAM_ACTION + Program.WAIT
 def obs_holding(counts):
     """Flat observations whose only content is the data siphons held (observation.md §4)."""
     obs = np.zeros((len(counts), OBS_SIZE), np.float32)
-    obs[:, PLAYER_SIPHONS_FEATURE] = np.minimum(np.asarray(counts, np.float32) / 10, 1.0)
+    obs[:, PLAYER_SIPHONS_FEATURE] = np.minimum(
+        np.asarray(counts, np.float32) / PLAYER_SIPHONS_SCALE, 1.0
+    )
     return jnp.asarray(obs)
 
 
 def pickups(flags):
-    components = np.zeros((len(flags), len(NAMES)), np.float32)
-    components[:, PICKUP] = flags
-    return jnp.asarray(components)
+    return components_with("data_siphon", flags)
 
 
 def test_flag_parses_and_defaults_off():

@@ -329,10 +329,12 @@ def make_siphon_pay_on_use(
         return None
     index = reward_names.index("data_siphon")
 
+    def held(obs):  # data siphons held, from the flat observation's player features
+        return jnp.round(obs[..., PLAYER_SIPHONS_FEATURE] * PLAYER_SIPHONS_SCALE)
+
     def move(action, components, obs, next_obs, vector):
-        held_before = jnp.round(obs[..., PLAYER_SIPHONS_FEATURE] * PLAYER_SIPHONS_SCALE)
-        held_after = jnp.round(next_obs[..., PLAYER_SIPHONS_FEATURE] * PLAYER_SIPHONS_SCALE)
-        given_back = jnp.where(action == UNDO_ACTION, jnp.maximum(held_after - held_before, 0), 0)
+        regained = jnp.maximum(held(next_obs) - held(obs), 0)
+        given_back = jnp.where(action == UNDO_ACTION, regained, 0)
         spent = (action == SIPHON_ACTION).astype(jnp.float32)
         weight = jnp.float32(1.0) if vector is None else vector[index]
         return weight * (spent - given_back - components[..., index])
