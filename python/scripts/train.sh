@@ -4,15 +4,19 @@
 # train_purejaxrl.py. Extra arguments go to the trainer, e.g.
 #   python/scripts/train.sh --total-timesteps 100000000 --num-envs 2048
 # Settings that differ from the trainer's own defaults, each chosen in
-# equal-budget runs (specs/learning.md §6, §11, §20):
+# equal-budget runs (specs/learning.md §6, §11, §20, §28):
 #   --ent-coef 0.05   always; a later flag wins (train.sh --ent-coef 0.15).
 #   --network grid    on a fresh run without --network (train.sh --network mlp).
 #   the staged reward, on a fresh run that names no reward option:
-#     --reward-weights siphon_death_penalty=0.3 --program-bonus 1
-#     --free-program-spending --program-levers-from-update 120
-#   (the siphon priced lighter from the start, programs paid from update 120).
-#   Any reward flag replaces all four: train.sh --reward-weights none trains on
-#   the canonical reward.
+#     --reward-weights siphon_death_penalty=0.3 --siphon-pay-on-use
+#     --program-bonus 3 --free-program-spending --ent-coef-programs 0.5
+#     --program-levers-from-update 120
+#   (the siphon priced lighter and paid when spent, from the start; from update
+#   120 programs are paid for, free to run, and the choice to run one gets an
+#   entropy bonus). Any reward flag (--reward-weights, --program-*,
+#   --free-program-spending, --distance-shaping) replaces all of them:
+#   train.sh --reward-weights none trains on the canonical reward;
+#   --no-siphon-pay-on-use or --ent-coef-programs 0 drops just that part.
 # A resume keeps the checkpoint's network and reward (specs/training.md §4.4).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -27,8 +31,9 @@ case " $* " in
   *" --resume"* | *" --reward-weights"* | *" --program-"* | *"-free-program-spending"*) ;;
   *" --distance-shaping"*) ;;
   *)
-    defaults+=(--reward-weights siphon_death_penalty=0.3 --program-bonus 1)
-    defaults+=(--free-program-spending --program-levers-from-update 120)
+    defaults+=(--reward-weights siphon_death_penalty=0.3 --siphon-pay-on-use)
+    defaults+=(--program-bonus 3 --free-program-spending --ent-coef-programs 0.5)
+    defaults+=(--program-levers-from-update 120)
     ;;
 esac
 exec .venv/bin/python python/scripts/train_purejaxrl.py "${defaults[@]}" "$@"
