@@ -195,6 +195,9 @@ def test_summary_counts_what_the_loop_saw(random_result, reference):
     assert s["program_use_rate"] == pytest.approx(
         np.mean([r["program_uses"].sum() > 0 for r in reference])
     )
+    assert s["program_use_rate_without_undo"] == pytest.approx(
+        np.mean([r["program_uses"].sum() - r["program_uses"][9] > 0 for r in reference])
+    )
     gained = [r for r in reference if r["siphon_programs"] > 0]
     assert s["program_gain_rate"] == pytest.approx(len(gained) / GAMES)
     if gained:
@@ -203,6 +206,13 @@ def test_summary_counts_what_the_loop_saw(random_result, reference):
         )
     else:
         assert s["program_use_rate_after_gain"] is None
+
+
+def test_games_of_undo_alone_are_not_games_with_another_program():
+    uses = np.zeros((3, len(bh.PROGRAM_NAMES)), int)
+    uses[0, bh.UNDO] = 4  # only UNDO
+    uses[1, [bh.UNDO, bh.PROGRAM_NAMES.index("push")]] = 1
+    np.testing.assert_array_equal(bh.program_uses_without_undo({"program_uses": uses}), [0, 1, 0])
 
 
 def test_program_funnel_counts_held_affordable_runnable_and_run(random_result, reference):

@@ -10,11 +10,13 @@ from hackmatrix.commands import evaluate
 from hackmatrix.purejaxrl import eval_stats
 
 
-def record(returns, stages, *, siphon_deaths=0, programs=None):
-    """A per-game record as behaviour.per_game_record writes it."""
+def record(returns, stages, *, siphon_deaths=0, programs=None, undo=None):
+    """A per-game record as behaviour.per_game_record writes it (`undo`: how many of each
+    game's program actions were UNDO)."""
     n = len(returns)
     ends = ["died_siphon_enemy"] * siphon_deaths + ["died_enemy"] * (n - siphon_deaths)
     programs = programs if programs is not None else [0] * n
+    undo = undo if undo is not None else [0] * n
     return {
         "return": list(returns),
         "length": [50] * n,
@@ -23,6 +25,7 @@ def record(returns, stages, *, siphon_deaths=0, programs=None):
         "siphons": [1] * n,
         "kills": [2] * n,
         "programs": list(programs),
+        "programs_without_undo": [p - u for p, u in zip(programs, undo)],
         "gained_program": [int(p > 0) for p in programs],
     }
 
@@ -123,6 +126,38 @@ def test_the_comparison_table_lists_values_errors_and_marked_differences(tmp_pat
     assert "+0.75 ± 0.48" in diff_rows[1] and diff_rows[1].rstrip().endswith("+0.75")
     assert "note: the reports differ in x" in text
     assert "without a per-game record" in text
+
+
+def test_games_running_only_undo_have_their_own_row(tmp_path):
+    a = record([1.0, 2.0, 3.0, 4.0], [1, 2, 2, 3], programs=[0, 2, 0, 3], undo=[0, 2, 0, 1])
+    b = record([1.0, 2.0, 3.0, 4.0], [1, 2, 2, 3], programs=[1, 2, 0, 3], undo=[0, 0, 0, 3])
+    first, other = (
+        eval_stats.load_report(write_report(tmp_path / f"{name}.json", rec))[0]
+        for name, rec in (("a", a), ("b", b))
+    )
+    assert first.values["program_use_rate"] == 0.5
+    assert first.values["program_use_rate_without_undo"] == 0.25
+    diff, error, paired = eval_stats.difference(first, other, "program_use_rate_without_undo")
+    per_game = np.array([1.0, 1.0, 0.0, -1.0])  # b's games 1-2 gain a non-UNDO run, game 4 loses it
+    assert paired and diff == pytest.approx(0.25)
+    assert error == pytest.approx(eval_stats.standard_error(per_game))
+    # A report from before the row: it loads, and the row reads "-" with no difference.
+    path = write_report(tmp_path / "older.json", a)
+    document = json.loads(path.read_text())
+    del document["results"][0]["per_game"]["programs_without_undo"]
+    del document["results"][0]["summary"]["program_use_rate_without_undo"]
+    path.write_text(json.dumps(document))
+    old = eval_stats.load_report(path)[0]
+    assert old.per_game["program_use_rate_without_undo"] is None
+    assert math.isnan(old.values["program_use_rate_without_undo"])
+    assert eval_stats.difference(old, other, "program_use_rate_without_undo")[1] is None
+    values_row, difference_row = (
+        line.split("UNDO")[1].split()
+        for line in eval_stats.compare_reports([path, tmp_path / "b.json"]).splitlines()
+        if line.startswith("episodes with a program other than UNDO")
+    )
+    assert values_row == ["-", "50.0", "%", "±", "28.9"]  # b: games 1 and 2
+    assert difference_row == ["-"]
 
 
 @pytest.mark.parametrize(

@@ -386,6 +386,15 @@ def _share(part, whole) -> float | None:
     return float(part) / float(whole) if whole else None
 
 
+UNDO = PROGRAM_NAMES.index("undo")
+
+
+def program_uses_without_undo(games: dict) -> np.ndarray:
+    """Program actions per game other than UNDO: most program actions of the trained agents
+    are UNDO (learning.md §15.2, §28.3), which says little about playing the programs."""
+    return games["program_uses"].sum(1) - games["program_uses"][:, UNDO]
+
+
 def per_game_record(games: dict) -> dict[str, list]:
     """The per-game numbers a report keeps (JSON-ready, in game order): what the headline
     means and their standard errors are computed from (`eval_stats`, training.md §9.6)."""
@@ -398,6 +407,7 @@ def per_game_record(games: dict) -> dict[str, list]:
         "siphons": [int(x) for x in games["siphons"]],
         "kills": [int(x) for x in games["kills"]],
         "programs": [int(x) for x in uses],
+        "programs_without_undo": [int(x) for x in program_uses_without_undo(games)],
         "gained_program": [int(x > 0) for x in games["siphon_programs"]],
     }
 
@@ -449,6 +459,7 @@ def summarize(games: dict) -> dict:
         "kills_per_episode": float(games["kills"].sum() / n),
         "programs_per_episode": float(uses.sum() / n),
         "program_use_rate": float(np.mean(used_a_program)),
+        "program_use_rate_without_undo": float(np.mean(program_uses_without_undo(games) > 0)),
         # Acquisition or use: which one limits program play (learning.md §16.1)?
         "program_gain_rate": float(np.mean(gained_a_program)),
         "program_use_rate_after_gain": _share(
@@ -602,6 +613,10 @@ def table_rows(results: list[Result]) -> list[tuple[str, list[str]]]:
         ("kills / episode", [_fmt_error(x, "kills_per_episode") for x in s]),
         ("programs / episode", [_fmt_error(x, "programs_per_episode") for x in s]),
         ("  episodes with a program", [_fmt_error(x, "program_use_rate", 3) for x in s]),
+        (
+            "    other than UNDO",
+            [_fmt_error(x, "program_use_rate_without_undo", 3) for x in s],
+        ),
         ("  episodes gaining a program", [_fmt_error(x, "program_gain_rate", 3) for x in s]),
         ("  of those, using a program", [_fmt(x["program_use_rate_after_gain"], 3) for x in s]),
         ("  steps holding a program", [_fmt(x["program_holding_step_share"], 3) for x in s]),
@@ -740,6 +755,7 @@ TRAINING_KEYS = {
     "eval/siphon_suboptimal_share": "siphon_suboptimal_share",
     "eval/programs_per_episode": "programs_per_episode",
     "eval/program_use_rate": "program_use_rate",
+    "eval/program_use_rate_without_undo": "program_use_rate_without_undo",
     "eval/program_gain_rate": "program_gain_rate",
     "eval/siphon_programs_at_death_per_episode": "siphon_programs_at_death_per_episode",
     "eval/program_holding_step_share": "program_holding_step_share",

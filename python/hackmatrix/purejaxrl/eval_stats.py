@@ -35,10 +35,22 @@ HEADLINE = (
     ("kills_per_episode", "kills / episode", "kills"),
     ("programs_per_episode", "programs / episode", "programs"),
     ("program_use_rate", "episodes with a program", "programs>0"),
+    (
+        "program_use_rate_without_undo",
+        "episodes with a program other than UNDO",
+        "programs_without_undo>0",
+    ),
     ("program_gain_rate", "episodes gaining a program", "gained_program"),
 )
-# Shares of games (every key ending in "_rate") are shown in percent, the rest as plain numbers.
-RATES = {key for key, _, _ in HEADLINE if key.endswith("_rate")}
+# Shares of games a summary pins down per game (a count of 1s among 0s).
+RATES_OF_GAMES = (
+    "siphon_use_rate",
+    "program_use_rate",
+    "program_use_rate_without_undo",
+    "program_gain_rate",
+)
+# Shares of games are shown in percent, the rest as plain numbers.
+RATES = {key for key, _, _ in HEADLINE if key.endswith("_rate")} | set(RATES_OF_GAMES)
 
 
 class ReportError(ValueError):
@@ -53,20 +65,25 @@ def standard_error(values: np.ndarray) -> float | None:
     return float(np.std(values, ddof=1) / math.sqrt(n))
 
 
-def quantity(record: dict, name: str) -> np.ndarray:
-    """One per-game quantity of a per-game record, as floats."""
+def quantity(record: dict, name: str) -> np.ndarray | None:
+    """One per-game quantity of a per-game record, as floats; None where the record is
+    older than the quantity (e.g. `programs_without_undo`)."""
     if name.startswith("end="):
         return (np.asarray(record["end"]) == name[4:]).astype(float)
     if name == "stage>=2":
         return (np.asarray(record["final_stage"]) >= 2).astype(float)
+    field = name[:-2] if name.endswith(">0") else name
+    if field not in record:
+        return None
     if name.endswith(">0"):
-        return (np.asarray(record[name[:-2]]) > 0).astype(float)
-    return np.asarray(record[name], dtype=float)
+        return (np.asarray(record[field]) > 0).astype(float)
+    return np.asarray(record[field], dtype=float)
 
 
 def standard_errors(record: dict) -> dict[str, float | None]:
     """The standard error of each headline number, from a per-game record."""
-    return {key: standard_error(quantity(record, name)) for key, _, name in HEADLINE}
+    values = {key: quantity(record, name) for key, _, name in HEADLINE}
+    return {key: None if v is None else standard_error(v) for key, v in values.items()}
 
 
 def _from_summary(summary: dict, key: str) -> np.ndarray | None:
@@ -83,7 +100,7 @@ def _from_summary(summary: dict, key: str) -> np.ndarray | None:
     if key in ("win_rate", "died_siphon_enemy_rate"):
         count = summary["ends"]["won" if key == "win_rate" else "died_siphon_enemy"]
         return np.repeat([1.0, 0.0], [count, n - count])
-    if key in ("siphon_use_rate", "program_use_rate", "program_gain_rate"):
+    if key in RATES_OF_GAMES and key in summary:
         count = round(summary[key] * n)
         return np.repeat([1.0, 0.0], [count, n - count])
     return None
@@ -103,8 +120,11 @@ class Column:
 
 
 def _value(summary: dict, key: str) -> float:
+    """A headline number of a summary; NaN (shown as -) where the report is older than it."""
     if key == "died_siphon_enemy_rate":
         return summary["ends"]["died_siphon_enemy"] / summary["episodes"]
+    if key == "program_use_rate_without_undo" and key not in summary:
+        return math.nan
     return float(summary[key])
 
 
@@ -166,6 +186,8 @@ def difference(first: Column, other: Column, key: str) -> tuple[float, float | N
 
 
 def _number(key: str, value: float, signed: bool = False) -> str:
+    if math.isnan(value):
+        return "-"
     sign = "+" if signed else ""
     if key in RATES:
         return f"{100 * value:{sign}.1f} %"
