@@ -196,7 +196,7 @@ def test_summary_counts_what_the_loop_saw(random_result, reference):
         np.mean([r["program_uses"].sum() > 0 for r in reference])
     )
     assert s["program_use_rate_without_undo"] == pytest.approx(
-        np.mean([r["program_uses"].sum() - r["program_uses"][9] > 0 for r in reference])
+        np.mean([r["program_uses"].sum() - r["program_uses"][bh.UNDO] > 0 for r in reference])
     )
     gained = [r for r in reference if r["siphon_programs"] > 0]
     assert s["program_gain_rate"] == pytest.approx(len(gained) / GAMES)

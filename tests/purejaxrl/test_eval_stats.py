@@ -158,6 +158,11 @@ def test_games_running_only_undo_have_their_own_row(tmp_path):
     )
     assert values_row == ["-", "50.0", "%", "±", "28.9"]  # b: games 1 and 2
     assert difference_row == ["-"]
+    # Only numbers added later may be missing: a record without its kills is malformed.
+    del document["results"][0]["per_game"]["kills"]
+    path.write_text(json.dumps(document))
+    with pytest.raises(eval_stats.ReportError, match="missing or malformed 'kills'"):
+        eval_stats.load_report(path)
 
 
 @pytest.mark.parametrize(

@@ -51,6 +51,9 @@ RATES_OF_GAMES = (
 )
 # Shares of games are shown in percent, the rest as plain numbers.
 RATES = {key for key, _, _ in HEADLINE if key.endswith("_rate")} | set(RATES_OF_GAMES)
+# Headline numbers newer than some saved reports (summary key: per-game field): an older
+# report lacks them and reads "-" there; any other missing number is a malformed report.
+ADDED_LATER = {"program_use_rate_without_undo": "programs_without_undo"}
 
 
 class ReportError(ValueError):
@@ -73,7 +76,7 @@ def quantity(record: dict, name: str) -> np.ndarray | None:
     if name == "stage>=2":
         return (np.asarray(record["final_stage"]) >= 2).astype(float)
     field = name[:-2] if name.endswith(">0") else name
-    if field not in record:
+    if field not in record and field in ADDED_LATER.values():
         return None
     if name.endswith(">0"):
         return (np.asarray(record[field]) > 0).astype(float)
@@ -123,7 +126,7 @@ def _value(summary: dict, key: str) -> float:
     """A headline number of a summary; NaN (shown as -) where the report is older than it."""
     if key == "died_siphon_enemy_rate":
         return summary["ends"]["died_siphon_enemy"] / summary["episodes"]
-    if key == "program_use_rate_without_undo" and key not in summary:
+    if key in ADDED_LATER and key not in summary:
         return math.nan
     return float(summary[key])
 
