@@ -4,6 +4,7 @@
     hackmatrix-evaluate checkpoints/<run> --policy both --png behaviour.png
     hackmatrix-evaluate --compare random checkpoints/<run>/params_40.npz --json out.json
     hackmatrix-evaluate --reports baseline.json change.json   # plays nothing
+    hackmatrix-evaluate --seeds s1.json s2.json s3.json --target 'mean_final_stage>=3'
 
 `hackmatrix-evaluate` is the installed command;
 `python python/scripts/evaluate_agent.py` runs the same `main`.
@@ -49,6 +50,24 @@ def parse_args(argv=None) -> argparse.Namespace:
         default=None,
         help="play nothing: compare saved --json reports, each number with its standard error "
         "and each column's difference from the first (paired over the same games)",
+    )
+    p.add_argument(
+        "--seeds",
+        nargs="+",
+        type=Path,
+        metavar="JSON",
+        default=None,
+        help="play nothing: saved --json reports of one configuration trained on different "
+        "seeds, one report per seed; each number per seed, its mean over the seeds, the "
+        "seed-to-seed standard deviation and the standard error of the mean",
+    )
+    p.add_argument(
+        "--target",
+        action="append",
+        default=[],
+        metavar="KEY>=VALUE",
+        help="with --seeds: count the seeds meeting a bar on a headline number, e.g. "
+        "mean_final_stage>=3 or program_use_rate>=25%% (also <=, >, <); repeatable",
     )
     p.add_argument("--latest", action="store_true", help="the newest run under --checkpoint-dir")
     p.add_argument(
@@ -111,9 +130,22 @@ def parse_args(argv=None) -> argparse.Namespace:
         args.compare is not None,
         args.latest,
         args.reports is not None,
+        args.seeds is not None,
     ]
     if sum(given) != 1:
-        p.error("give exactly one of: a policy, --compare POLICY..., --latest, --reports JSON...")
+        p.error(
+            "give exactly one of: a policy, --compare POLICY..., --latest, --reports JSON..., "
+            "--seeds JSON..."
+        )
+    if args.target and args.seeds is None:
+        p.error("--target counts seeds: it needs --seeds JSON...")
+    if args.seeds is not None:
+        from hackmatrix.purejaxrl.seed_stats import parse_target
+
+        try:
+            args.target = [parse_target(text) for text in args.target]
+        except ValueError as error:
+            p.error(str(error))
     return args
 
 
@@ -135,10 +167,24 @@ def compare_saved(paths: list[Path]) -> int:
     return 0
 
 
+def summarize_saved_seeds(paths: list[Path], targets: list) -> int:
+    """`--seeds`: saved reports of one configuration on several seeds; plays nothing."""
+    from hackmatrix.purejaxrl import eval_stats, seed_stats
+
+    try:
+        print(seed_stats.summarize_seeds(paths, targets))
+    except eval_stats.ReportError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def main(argv=None) -> int:
     args = parse_args(argv)
     if args.reports is not None:
         return compare_saved(args.reports)
+    if args.seeds is not None:
+        return summarize_saved_seeds(args.seeds, args.target)
     import importlib
 
     from hackmatrix.jax_cache import enable_compilation_cache

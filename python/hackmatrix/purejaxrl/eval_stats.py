@@ -188,7 +188,7 @@ def difference(first: Column, other: Column, key: str) -> tuple[float, float | N
     return diff, math.hypot(error_a, error_b), False
 
 
-def _number(key: str, value: float, signed: bool = False) -> str:
+def format_number(key: str, value: float, signed: bool = False) -> str:
     if math.isnan(value):
         return "-"
     sign = "+" if signed else ""
@@ -197,14 +197,14 @@ def _number(key: str, value: float, signed: bool = False) -> str:
     return f"{value:{sign}.2f}"
 
 
-def _with_error(key: str, value: float, error: float | None, signed: bool = False) -> str:
+def format_with_error(key: str, value: float, error: float | None, signed: bool = False) -> str:
     if error is None:
-        return _number(key, value, signed)
+        return format_number(key, value, signed)
     spread = f"{100 * error:.1f}" if key in RATES else f"{error:.2f}"
-    return f"{_number(key, value, signed)} ± {spread}"
+    return f"{format_number(key, value, signed)} ± {spread}"
 
 
-def _letters(count: int) -> list[str]:
+def column_letters(count: int) -> list[str]:
     """Short column headers: A, B, ... Z, then A2, B2, ..."""
     return [chr(ord("A") + i % 26) + (str(i // 26 + 1) if i >= 26 else "") for i in range(count)]
 
@@ -221,7 +221,7 @@ def format_grid(header: list[str], rows: list[tuple[str, list[str]]]) -> str:
     return "\n".join(out + [line(label, cells) for label, cells in rows])
 
 
-def _settings_notes(columns: list[Column]) -> list[str]:
+def settings_notes(columns: list[Column]) -> list[str]:
     notes = []
     for name in sorted({k for c in columns for k in c.settings} - {"batch"}):
         seen = {json.dumps(c.settings.get(name)) for c in columns}
@@ -236,7 +236,7 @@ def compare_reports(paths: list[Path]) -> str:
     """The headline numbers of every column of the reports, ± one standard error, then
     each column's difference from the first."""
     columns = [column for path in paths for column in load_report(path)]
-    letters = _letters(len(columns))
+    letters = column_letters(len(columns))
     episodes = sorted({int(c.settings.get("episodes", 0)) for c in columns})
     out = [f"{letter}  {c.name}  ({c.path})" for letter, c in zip(letters, columns)]
     out += [
@@ -245,7 +245,10 @@ def compare_reports(paths: list[Path]) -> str:
         format_grid(
             letters,
             [
-                (label, [_with_error(key, c.values[key], _column_error(c, key)) for c in columns])
+                (
+                    label,
+                    [format_with_error(key, c.values[key], column_error(c, key)) for c in columns],
+                )
                 for key, label, _ in HEADLINE
             ],
         ),
@@ -257,7 +260,7 @@ def compare_reports(paths: list[Path]) -> str:
             for other in columns[1:]:
                 diff, error, paired = difference(columns[0], other, key)
                 marker = " *" if error is not None and not paired else ""
-                cells.append(_with_error(key, diff, error, signed=True) + marker)
+                cells.append(format_with_error(key, diff, error, signed=True) + marker)
             rows.append((label, cells))
         out += [
             "",
@@ -268,7 +271,7 @@ def compare_reports(paths: list[Path]) -> str:
             "errors paired game by game over the same games; * unpaired (no per-game record, "
             "or different games): the two errors combined as if independent"
         )
-    notes = _settings_notes(columns)
+    notes = settings_notes(columns)
     if any(not c.paired for c in columns):
         notes.append(
             "note: a report without a per-game record (written before it existed) has errors "
@@ -277,6 +280,6 @@ def compare_reports(paths: list[Path]) -> str:
     return "\n".join(out + ([""] + notes if notes else []))
 
 
-def _column_error(column: Column, key: str) -> float | None:
+def column_error(column: Column, key: str) -> float | None:
     values = column.per_game[key]
     return None if values is None else standard_error(values)
