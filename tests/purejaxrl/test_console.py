@@ -1,5 +1,6 @@
 """The per-chunk console line, the --console full table and the end-of-run summary."""
 
+import json
 import math
 
 import pytest
@@ -142,3 +143,57 @@ def test_warning_line_is_flagged_and_names_the_metric():
     (warning,) = monitor.observe(30, {"train/approx_kl": 0.2})
     line = warning_line(warning)
     assert line.startswith("  HEALTH WARNING [approx_kl_high] train/approx_kl = 0.2000")
+
+
+def test_run_summary_gives_peaks_and_the_mean_of_the_last_evals():
+    records = [
+        chunk(u, ret=0.0, stage=2.0, **{"train/approx_kl": u / 1e4, "train/clip_frac": 0.05})
+        for u in range(10, 60, 10)
+    ]
+    records[1]["train/clip_frac"] = 0.2
+    for update, stage, share in [(20, 1.0, 0.1), (40, 2.0, 0.2), (50, 3.0, 0.3), (50, 4.0, 0.4)]:
+        records.append(
+            {"update": update, "eval/mean_final_stage": stage, "eval/program_use_rate": share}
+        )
+    records[-1]["eval/program_use_rate_without_undo"] = 0.35
+    text = "\n".join(run_summary(records, last_evals=3))
+    assert "peak              KL 0.0050 (update 50), clip 0.2000 (update 20)" in text
+    # update 50 was logged twice (a resume): its later record counts, once
+    assert "last 3 evals   (updates 20, 40, 50)" in text
+    assert "stage 2.33 (1.00..4.00); program games 23.3% (10.0%..40.0%)" in text
+    assert "other than UNDO 35.0% (35.0%..35.0%) [1 of 3]" in text
+    assert "last 1 evals" not in "\n".join(run_summary(records[:6]))  # one eval: no mean
+
+
+def test_the_summary_command_reads_runs_and_names_bad_ones(tmp_path, capsys):
+    from hackmatrix.commands import summary
+
+    run = tmp_path / "run-a"
+    run.mkdir()
+    records = [chunk(u, ret=1.0, stage=2.0) for u in (10, 20)]
+    records += [{"update": u, "eval/mean_final_stage": 2.0 + u / 100} for u in (10, 20)]
+    (run / "metrics.jsonl").write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    (tmp_path / "empty").mkdir()
+    argv = [str(run), str(tmp_path / "empty"), str(run / "metrics.jsonl"), "--last-evals", "2"]
+    assert summary.main(argv) == 2  # one bad run: an error for it, the others still summarized
+    out, err = capsys.readouterr()
+    assert out.count("Run summary: 2 chunks") == 2
+    assert "last 2 evals   (updates 10, 20), mean (range): stage 2.15 (2.10..2.20)" in out
+    assert "empty: no metrics.jsonl in this directory" in err
+    with pytest.raises(SystemExit):
+        summary.parse_args([str(run), "--last-evals", "1"])
+    assert "at least 2" in capsys.readouterr().err
+
+
+def test_the_summary_script_runs_from_a_checkout(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    (tmp_path / "metrics.jsonl").write_text(json.dumps(chunk(10, ret=1.0, stage=2.0)) + "\n")
+    script = Path(__file__).resolve().parents[2] / "python/scripts/summarize_run.py"
+    done = subprocess.run(
+        [sys.executable, str(script), str(tmp_path)], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Run summary: 1 chunks, updates 10-10" in done.stdout

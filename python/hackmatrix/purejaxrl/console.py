@@ -12,13 +12,24 @@ import math
 import time
 from collections.abc import Callable, Sequence
 
-from .health import HealthWarning
+from .health import CLIP_HEALTHY_BELOW, KL_HEALTHY, HealthWarning
 
 # Prefix order of the full table; other prefixes follow alphabetically.
 GROUP_ORDER = ("train", "reward", "actions", "stats", "eval")
 # Summary trends compare the mean of the first and last chunks, this share of them.
 TREND_SHARE = 0.1
 TREND_MAX_CHUNKS = 10
+# Neighbouring checkpoints of one run differ by more than an evaluation's own error
+# (learning.md §28.5), so the summary also averages the last few of the run's evaluations.
+LATE_EVALS = 3
+LATE_EVAL_ROWS = (
+    ("stage", "eval/mean_final_stage", ".2f"),
+    ("siphons", "eval/siphons_per_episode", ".2f"),
+    ("program games", "eval/program_use_rate", ".1%"),
+    ("other than UNDO", "eval/program_use_rate_without_undo", ".1%"),
+    ("wins", "eval/win_rate", ".1%"),
+    ("return", "eval/mean_episode_return", ".2f"),
+)
 
 
 def format_duration(seconds: float | None) -> str:
@@ -150,9 +161,47 @@ def _trend(records: Sequence[dict], key: str, spec: str) -> str | None:
     return f"{format(first, spec)} -> {format(last, spec)}"
 
 
-def run_summary(records: Sequence[dict]) -> list[str]:
-    """What the run achieved: trends of return and stage (first vs last chunks),
-    the last behaviour evaluation, and the health warnings it raised."""
+def _peaks(chunks: Sequence[dict]) -> list[str]:
+    """The largest PPO step of the run: peak KL and clip fraction, with their updates."""
+    parts = []
+    for label, key in (("KL", "train/approx_kl"), ("clip", "train/clip_frac")):
+        seen = [(float(r[key]), r["update"]) for r in chunks if _finite(r.get(key))]
+        if seen:
+            value, update = max(seen, key=lambda pair: pair[0])
+            parts.append(f"{label} {value:.4f} (update {update})")
+    if not parts:
+        return []
+    bands = f"healthy: KL < {KL_HEALTHY[1]:g}, clip < {CLIP_HEALTHY_BELOW:g}"
+    return [f"  {'peak':<17} {', '.join(parts)} ({bands})"]
+
+
+def _late_evals(evals: Sequence[dict], count: int) -> list[str]:
+    """The mean and range of headline numbers over the last `count` evaluations (one per
+    update: a resumed run that logged an update twice counts its later record)."""
+    by_update = {r.get("update"): r for r in evals}
+    late = [by_update[u] for u in sorted(by_update, key=lambda u: (u is None, u))][-count:]
+    if len(late) < 2:
+        return []
+    parts = []
+    for label, key, spec in LATE_EVAL_ROWS:
+        values = [float(r[key]) for r in late if _finite(r.get(key))]
+        if values:
+            mean = sum(values) / len(values)
+            low, high = min(values), max(values)
+            only = f" [{len(values)} of {len(late)}]" if len(values) < len(late) else ""
+            parts.append(f"{label} {mean:{spec}} ({low:{spec}}..{high:{spec}}){only}")
+    updates = ", ".join(str(r.get("update")) for r in late)
+    return [f"  last {len(late)} evals   (updates {updates}), mean (range): {'; '.join(parts)}"]
+
+
+def _finite(value) -> bool:
+    return isinstance(value, (int, float)) and math.isfinite(value)
+
+
+def run_summary(records: Sequence[dict], last_evals: int = LATE_EVALS) -> list[str]:
+    """What the run achieved: trends of return and stage (first vs last chunks), the
+    peak KL and clip, the last behaviour evaluation and the mean of the last few, and
+    the health warnings it raised."""
     chunks = [r for r in records if "train/timesteps" in r]
     if not chunks:
         return ["Run summary: no chunk finished"]
@@ -178,6 +227,7 @@ def run_summary(records: Sequence[dict]) -> list[str]:
     best = _series(chunks, "stats/highest_stage")
     if best:
         lines.append(f"  {'best stage':<17} {max(best):.0f}")
+    lines += _peaks(chunks)
     evals = [r for r in records if any(k.startswith("eval/") for k in r)]
     if evals:
         last = evals[-1]
@@ -185,6 +235,7 @@ def run_summary(records: Sequence[dict]) -> list[str]:
             f"{k}: {format_value(v)}" for k, v in sorted(last.items()) if k.startswith("eval/")
         )
         lines.append(f"  last eval (update {last.get('update')}): {values}")
+        lines += _late_evals(evals, last_evals)
     else:
         lines.append("  no eval/* metrics were logged")
     warnings = [w for r in records for w in r.get("health/warnings", [])]
