@@ -117,3 +117,11 @@ def test_seeds_and_target_on_the_command_line(tmp_path, capsys):
         with pytest.raises(SystemExit):
             evaluate.parse_args(argv)
         assert message in capsys.readouterr().err
+
+
+def test_a_label_with_brackets_keeps_its_mode(tmp_path):
+    paths = [seed_report(tmp_path, f"s{i}", 2, 0.2) for i in range(2)]
+    document = json.loads(paths[0].read_text())
+    document["results"][0]["label"] = "run (copy) (old)"
+    paths[0].write_text(json.dumps(document))
+    assert "greedy: 2 seeds" in seed_stats.summarize_seeds(paths)

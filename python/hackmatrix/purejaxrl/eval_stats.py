@@ -120,6 +120,7 @@ class Column:
     values: dict[str, float]
     per_game: dict[str, np.ndarray | None]
     paired: bool  # the per-game values are in game order (a real per-game record)
+    mode: str = ""  # greedy, sample or random
 
 
 def _value(summary: dict, key: str) -> float:
@@ -161,6 +162,7 @@ def load_report(path: Path) -> list[Column]:
                     values={key: _value(summary, key) for key, _, _ in HEADLINE},
                     per_game=per_game,
                     paired=bool(record),
+                    mode=result["mode"],
                 )
             )
     except (KeyError, TypeError, ValueError, AttributeError) as error:

@@ -85,7 +85,7 @@ def _by_mode(path: Path) -> dict[str, Column]:
     """A report's columns by mode (greedy, sample, random); one policy per report."""
     columns: dict[str, Column] = {}
     for column in load_report(path):
-        mode = column.name.rsplit("(", 1)[-1].rstrip(")") if "(" in column.name else "random"
+        mode = column.mode
         if mode in columns:
             raise ReportError(
                 f"{path}: holds more than one {mode} result; give one report per seed, "
