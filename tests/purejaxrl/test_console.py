@@ -138,6 +138,17 @@ def test_run_summary_without_eval_or_chunks():
     assert run_summary([]) == ["Run summary: no chunk finished"]
 
 
+def test_run_summary_skips_values_that_are_not_finite_numbers():
+    records = [chunk(u, ret=1.0, stage=2.0) for u in range(10, 50, 10)]
+    records[0]["train/mean_episode_return"] = math.inf
+    records[1]["train/mean_episode_return"] = "n/a"
+    for update, stage in [(20, 2.0), (30, math.inf), (40, 4.0)]:
+        records.append({"update": update, "eval/mean_final_stage": stage})
+    text = "\n".join(run_summary(records, last_evals=3))
+    assert "mean return       1.00 -> 1.00" in text
+    assert "stage 3.00 (2.00..4.00) [2 of 3]" in text
+
+
 def test_warning_line_is_flagged_and_names_the_metric():
     monitor = HealthMonitor()
     (warning,) = monitor.observe(30, {"train/approx_kl": 0.2})

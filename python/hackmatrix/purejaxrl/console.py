@@ -144,12 +144,8 @@ def warning_line(warning: HealthWarning) -> str:
 
 # ------------------------------------------------------------------ run summary
 def _series(records: Sequence[dict], key: str) -> list[float]:
-    values = []
-    for record in records:
-        value = record.get(key)
-        if value is not None and not math.isnan(float(value)):
-            values.append(float(value))
-    return values
+    """The finite values of `key` across records (missing, NaN and inf are skipped)."""
+    return [float(r[key]) for r in records if _finite(r.get(key))]
 
 
 def _trend(records: Sequence[dict], key: str, spec: str) -> str | None:
@@ -184,7 +180,7 @@ def _late_evals(evals: Sequence[dict], count: int) -> list[str]:
         return []
     parts = []
     for label, key, spec in LATE_EVAL_ROWS:
-        values = [float(r[key]) for r in late if _finite(r.get(key))]
+        values = _series(late, key)
         if values:
             mean = sum(values) / len(values)
             low, high = min(values), max(values)
@@ -195,7 +191,12 @@ def _late_evals(evals: Sequence[dict], count: int) -> list[str]:
 
 
 def _finite(value) -> bool:
-    return isinstance(value, (int, float)) and math.isfinite(value)
+    if value is None or isinstance(value, (bool, str)):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except (TypeError, ValueError):
+        return False
 
 
 def run_summary(records: Sequence[dict], last_evals: int = LATE_EVALS) -> list[str]:
