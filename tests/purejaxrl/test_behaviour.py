@@ -393,6 +393,57 @@ def test_bad_policy_paths_are_clear_errors(tmp_path, monkeypatch, text, message)
         bh.load_policy_spec(text, checkpoint_dir=tmp_path / "checkpoints")
 
 
+def test_last_checkpoints_are_a_runs_newest_saves_oldest_first(tiny_run, tmp_path):
+    root, saved = tiny_run
+    for text in (str(root / "tiny"), "latest"):
+        policies = bh.last_checkpoint_policies(text, 2, checkpoint_dir=root)
+        assert [p.label for p in policies] == ["tiny/checkpoint_1", "tiny/checkpoint_2"]
+        _same_params(policies[0], saved[1])
+        _same_params(policies[1], saved[2])
+    assert bh.pooled_label(policies) == "tiny/checkpoint_1..checkpoint_2 (2 pooled)"
+    (one,) = bh.last_checkpoint_policies(str(root / "tiny"), 1)
+    _same_params(one, saved[2])
+    assert bh.last_checkpoint_policies(bh.RANDOM, 3)[0].is_random
+    with pytest.raises(bh.EvaluationError, match="holds 2 checkpoint_.*fewer than .* 3"):
+        bh.last_checkpoint_policies(str(root / "tiny"), 3)
+    with pytest.raises(bh.EvaluationError, match="give its run directory"):
+        bh.last_checkpoint_policies(str(root / "tiny/checkpoint_2.pkl"), 2)
+    with pytest.raises(bh.EvaluationError, match="no run with checkpoints"):
+        bh.last_checkpoint_policies("latest", 2, checkpoint_dir=tmp_path)
+    with pytest.raises(bh.EvaluationError, match="at least 1"):
+        bh.last_checkpoint_policies(str(root / "tiny"), 0)
+
+
+def test_pooled_plays_are_means_over_the_plays_with_errors_over_games(random_result):
+    """Two plays of the same games pooled (here the random policy under two keys, standing
+    in for two checkpoints): means over the plays, errors with each game counted once."""
+    first = random_result.games
+    second = bh.play_games(jax_env, bh.Policy(label=bh.RANDOM), "sample", **{**SETTINGS, "seed": 9})
+    games = bh.pool_games([first, second])
+    summary = bh.summarize(games, checkpoints=2)
+    assert summary["episodes"] == 2 * GAMES and summary["checkpoints"] == 2
+    assert summary["mean_return"] == pytest.approx(
+        (first["return"].mean() + second["return"].mean()) / 2
+    )
+    assert sum(summary["final_stage_histogram"].values()) == 2 * GAMES
+    per_game = (first["final_stage"] + second["final_stage"]) / 2
+    assert summary["standard_errors"]["mean_final_stage"] == pytest.approx(
+        np.std(per_game, ddof=1) / np.sqrt(GAMES)
+    )
+    # The report keeps one list of game seeds and both plays in its per-game record.
+    result = bh.Result("pooled", "sample", None, summary, 0.0, games)
+    document = bh.report([result, random_result], {"episodes": GAMES})
+    assert document["game_seeds"] == [int(x) for x in first["game_seed"]]
+    assert len(document["results"][0]["per_game"]["return"]) == 2 * GAMES
+    other = {**first, "game_index": first["game_index"] + 1}
+    with pytest.raises(bh.EvaluationError, match="same games"):
+        bh.pool_games([first, other])
+    with pytest.raises(bh.EvaluationError, match="not the random policy"):
+        bh.evaluate_pooled(jax_env, [bh.Policy(label=bh.RANDOM)] * 2, "sample", **SETTINGS)
+    assert "checkpoints pooled" in bh.format_table([result, random_result])
+    assert "checkpoints pooled" not in bh.format_table([random_result])
+
+
 def test_the_transmissions_probe_plays_the_games_from_pending_transmissions(random_result):
     """`start_transmissions` plays the same games, started with siphon transmissions pending."""
     probe = bh.start_params(jax_env, 5)
@@ -510,6 +561,14 @@ def test_cli_rejects_bad_input(tmp_path, capsys):
         script.main([])  # no policy at all
     assert script.main(["random", "--start-transmissions", "40"]) == 2
     assert "start transmissions must be an integer in 0..35" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        script.main(["random", "--last-checkpoints", "0"])
+    with pytest.raises(SystemExit):
+        script.main(["--reports", "a.json", "b.json", "--last-checkpoints", "2"])
+    lone = tmp_path / "params.npz"
+    lone.write_bytes(b"")
+    assert script.main([str(lone), "--last-checkpoints", "2"]) == 2
+    assert "give its run directory" in capsys.readouterr().err
 
 
 def test_comparison_png_has_one_bar_group_per_result(random_result, tmp_path):

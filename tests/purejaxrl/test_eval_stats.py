@@ -189,3 +189,37 @@ def test_reports_is_its_own_mode(tmp_path, capsys):
     with pytest.raises(SystemExit):
         evaluate.main(["random", "--reports", str(tmp_path / "a.json")])
     assert "--reports JSON" in capsys.readouterr().err
+
+
+def test_a_pooled_report_gives_each_game_the_mean_of_its_plays(tmp_path):
+    """`--last-checkpoints 2` writes both plays of each game one after the other; the report
+    reads back one number per game (their mean), paired with a one-checkpoint report."""
+    one = record([1.0, 2.0, 3.0, 4.0], [1, 2, 1, 2], programs=[0, 1, 0, 0])
+    two = record([3.0, 2.0, 5.0, 4.0], [2, 2, 1, 3], programs=[1, 1, 0, 0])
+    pooled = {key: one[key] + two[key] for key in one}
+    summary = summary_of(pooled)
+    summary["checkpoints"] = 2
+    path = tmp_path / "pooled.json"
+    write_report(path, pooled, seeds=list(range(100, 104)))
+    document = json.loads(path.read_text())
+    document["results"][0]["summary"] = summary
+    path.write_text(json.dumps(document))
+    (column,) = eval_stats.load_report(path)
+    np.testing.assert_allclose(column.per_game["mean_return"], [2.0, 2.0, 4.0, 4.0])
+    np.testing.assert_allclose(column.per_game["program_use_rate"], [0.5, 1.0, 0.0, 0.0])
+    assert column.values["mean_return"] == pytest.approx(3.0) and column.paired
+    assert eval_stats.column_error(column, "mean_return") == pytest.approx(
+        np.std([2.0, 2.0, 4.0, 4.0], ddof=1) / 2
+    )
+    assert eval_stats.standard_errors(pooled, 2)["mean_return"] == pytest.approx(
+        eval_stats.column_error(column, "mean_return")
+    )
+    single = eval_stats.load_report(write_report(tmp_path / "one.json", one))[0]
+    diff, error, paired = eval_stats.difference(single, column, "mean_return")
+    assert paired and diff == pytest.approx(0.5)
+    assert error == pytest.approx(np.std([1.0, 0.0, 1.0, 0.0], ddof=1) / 2)
+    # A record that does not split into the plays is a malformed report, named.
+    document["results"][0]["summary"]["checkpoints"] = 3
+    path.write_text(json.dumps(document))
+    with pytest.raises(eval_stats.ReportError, match="pooled.json.*4 games x 3 checkpoint"):
+        eval_stats.load_report(path)

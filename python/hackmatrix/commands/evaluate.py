@@ -3,6 +3,7 @@
     hackmatrix-evaluate --latest
     hackmatrix-evaluate checkpoints/<run> --policy both --png behaviour.png
     hackmatrix-evaluate --compare random checkpoints/<run>/params_40.npz --json out.json
+    hackmatrix-evaluate checkpoints/<run> --last-checkpoints 3   # the run's last 3 saves pooled
     hackmatrix-evaluate --reports baseline.json change.json   # plays nothing
     hackmatrix-evaluate --seeds s1.json s2.json s3.json --target 'mean_final_stage>=3'
 
@@ -76,6 +77,14 @@ def parse_args(argv=None) -> argparse.Namespace:
         help="where --latest looks (default: checkpoints)",
     )
     p.add_argument(
+        "--last-checkpoints",
+        type=int,
+        default=1,
+        metavar="K",
+        help="pool a run's K newest checkpoints: each plays the same games and the result "
+        "is their mean, with errors over games (a run directory or latest; default 1)",
+    )
+    p.add_argument(
         "--policy",
         dest="mode",
         choices=("greedy", "sample", "both"),
@@ -137,6 +146,10 @@ def parse_args(argv=None) -> argparse.Namespace:
             "give exactly one of: a policy, --compare POLICY..., --latest, --reports JSON..., "
             "--seeds JSON..."
         )
+    if args.last_checkpoints < 1:
+        p.error(f"--last-checkpoints must be at least 1, got {args.last_checkpoints}")
+    if args.last_checkpoints > 1 and (args.reports is not None or args.seeds is not None):
+        p.error("--last-checkpoints plays checkpoints; --reports and --seeds play nothing")
     if args.target and args.seeds is None:
         p.error("--target counts seeds: it needs --seeds JSON...")
     if args.seeds is not None:
@@ -207,7 +220,9 @@ def main(argv=None) -> int:
         if args.png is not None:
             import matplotlib  # noqa: F401 - fail before playing, not after
         policies = [
-            bh.load_policy_spec(text, checkpoint_dir=args.checkpoint_dir)
+            bh.last_checkpoint_policies(
+                text, args.last_checkpoints, checkpoint_dir=args.checkpoint_dir
+            )
             for text in policy_texts(args)
         ]
     except bh.EvaluationError as error:
@@ -232,18 +247,23 @@ def main(argv=None) -> int:
         )
 
     results = []
-    for policy in policies:
-        for mode in ("random",) if policy.is_random else modes:
+    for pooled in policies:
+        first = pooled[0]
+        label = bh.pooled_label(pooled) if len(pooled) > 1 else first.label
+        for mode in ("random",) if first.is_random else modes:
             print(
-                f"playing {args.episodes:,} games: {policy.label} ({mode})"
-                + (f" from {policy.source}" if policy.source else ""),
+                f"playing {args.episodes:,} games: {label} ({mode})"
+                + (f" from {', '.join(str(p.source) for p in pooled)}" if first.source else ""),
                 flush=True,
             )
-            results.append(bh.evaluate_policy(env, policy, mode, **settings))
+            results.append(bh.evaluate_pooled(env, pooled, mode, **settings))
 
     print()
     print(bh.format_table(results))
-    document = bh.report(results, {**settings, "max_steps": args.max_steps, "env": args.env_module})
+    pooled = {"last_checkpoints": args.last_checkpoints} if args.last_checkpoints > 1 else {}
+    document = bh.report(
+        results, {**settings, **pooled, "max_steps": args.max_steps, "env": args.env_module}
+    )
     if args.json is not None:
         args.json.write_text(json.dumps(document, indent=2))
         print(f"wrote {args.json}")

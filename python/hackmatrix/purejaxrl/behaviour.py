@@ -412,8 +412,12 @@ def per_game_record(games: dict) -> dict[str, list]:
     }
 
 
-def summarize(games: dict) -> dict:
-    """The statistics of training.md §9.2 from `play_games`'s per-game arrays (JSON-ready)."""
+def summarize(games: dict, checkpoints: int = 1) -> dict:
+    """The statistics of training.md §9.2 from `play_games`'s per-game arrays (JSON-ready).
+
+    `checkpoints` > 1: the arrays are that many checkpoints' plays of the same games, one
+    after another (`pool_games`); every mean is then the mean over the checkpoints, counts
+    are totals, and the standard errors count each game once (training.md §9.8)."""
     n = len(games["return"])
     ends = np.bincount(games["end"], minlength=len(ENDS))
     stages = np.bincount(games["final_stage"], minlength=NUM_STAGES + 1)[1:]
@@ -424,6 +428,7 @@ def summarize(games: dict) -> dict:
     resets = games["resets_by_hp"].sum(0)
     return {
         "episodes": n,
+        "checkpoints": checkpoints,
         "mean_return": float(np.mean(games["return"])),
         "median_return": float(np.median(games["return"])),
         "mean_length": float(np.mean(games["length"])),
@@ -496,7 +501,7 @@ def summarize(games: dict) -> dict:
         },
         "invalid_actions": int(games["invalid_actions"].sum()),
         # One standard error of each headline mean, over the games (training.md §9.6).
-        "standard_errors": eval_stats.standard_errors(per_game_record(games)),
+        "standard_errors": eval_stats.standard_errors(per_game_record(games), checkpoints),
     }
 
 
@@ -527,6 +532,43 @@ def evaluate_policy(env: ModuleType, policy: Policy, mode: str, **settings: int)
     )
 
 
+def pool_games(parts: list[dict]) -> dict:
+    """Several checkpoints' plays of the same games as one record: each part's per-game
+    arrays one after another (part-major), so game `g` of part `k` is row `k * n + g`."""
+    first = parts[0]["game_index"]
+    for part in parts[1:]:
+        if not np.array_equal(part["game_index"], first):
+            raise EvaluationError("pooled plays must be of the same games")
+    return {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
+
+
+def pooled_label(policies: list[Policy]) -> str:
+    """`run/checkpoint_852..checkpoint_932 (3 pooled)` for the checkpoints of one run."""
+    last = policies[-1].label.rsplit("/", 1)[-1]
+    return f"{policies[0].label}..{last} ({len(policies)} pooled)"
+
+
+def evaluate_pooled(env: ModuleType, policies: list[Policy], mode: str, **settings: int) -> Result:
+    """Each policy (a run's last few checkpoints) plays the same games; one result of them
+    all. Its numbers describe the run around those updates rather than one checkpoint,
+    whose evaluation moves by more than its standard error from save to save (learning.md
+    §28.5); its errors count each game once (training.md §9.8)."""
+    if len(policies) == 1:
+        return evaluate_policy(env, policies[0], mode, **settings)
+    if any(policy.is_random for policy in policies):
+        raise EvaluationError("only checkpoints are pooled, not the random policy")
+    start = time.perf_counter()
+    games = pool_games([play_games(env, policy, mode, **settings) for policy in policies])
+    return Result(
+        label=pooled_label(policies),
+        mode=mode,
+        source=", ".join(str(policy.source) for policy in policies),
+        summary=summarize(games, checkpoints=len(policies)),
+        seconds=time.perf_counter() - start,
+        games=games,
+    )
+
+
 # ------------------------------------------------------------ loading policies
 
 
@@ -552,6 +594,36 @@ def load_policy_spec(text: str, *, checkpoint_dir: Path | str = "checkpoints") -
     )
 
 
+def last_checkpoint_policies(
+    text: str, count: int, *, checkpoint_dir: Path | str = "checkpoints"
+) -> list[Policy]:
+    """The `count` newest checkpoints of a run (a run directory, or `latest`), oldest
+    first: what `--last-checkpoints` pools. `random` stays one policy."""
+    from .checkpoint import CheckpointError, checkpoints_in, latest_run_checkpoint
+
+    if count < 1:
+        raise EvaluationError(f"--last-checkpoints must be at least 1, got {count}")
+    if count == 1 or text == RANDOM:
+        return [load_policy_spec(text, checkpoint_dir=checkpoint_dir)]
+    try:
+        run = latest_run_checkpoint(Path(checkpoint_dir)).parent if text == "latest" else None
+    except CheckpointError as error:
+        raise EvaluationError(str(error)) from error
+    run = run or Path(text)
+    if not run.is_dir():
+        raise EvaluationError(
+            f"{text}: --last-checkpoints {count} pools a run's checkpoints; give its run "
+            "directory (or latest), not one file"
+        )
+    found = checkpoints_in(run)
+    if len(found) < count:
+        raise EvaluationError(
+            f"run directory {run}: holds {len(found)} checkpoint_*.pkl, "
+            f"fewer than --last-checkpoints {count}"
+        )
+    return [load_policy_spec(str(path)) for _, path in found[-count:]]
+
+
 # ---------------------------------------------------------------- presenting
 
 
@@ -573,8 +645,10 @@ def _fmt_error(summary: dict, key: str, digits: int = 2) -> str:
 def table_rows(results: list[Result]) -> list[tuple[str, list[str]]]:
     """(row name, one cell per result) for the console table."""
     s = [r.summary for r in results]
-    rows = [
-        ("episodes", [_fmt(x["episodes"]) for x in s]),
+    rows = [("episodes", [_fmt(x["episodes"]) for x in s])]
+    if any(x.get("checkpoints", 1) > 1 for x in s):
+        rows.append(("  checkpoints pooled", [_fmt(x.get("checkpoints", 1)) for x in s]))
+    rows += [
         ("mean return", [_fmt_error(x, "mean_return") for x in s]),
         ("median return", [_fmt(x["median_return"]) for x in s]),
         ("mean length", [_fmt_error(x, "mean_length", 1) for x in s]),
@@ -645,11 +719,13 @@ def format_table(results: list[Result]) -> str:
 
 def report(results: list[Result], settings: dict) -> dict:
     """The JSON document: settings, the game seeds, and each result's summary and per-game
-    record (what `--reports` computes paired differences from)."""
-    first = results[0].games
+    record (what `--reports` computes paired differences from; a pooled result's record
+    holds its checkpoints' plays of those games one after another)."""
+    first = results[0]
+    games = len(first.games["game_seed"]) // first.summary.get("checkpoints", 1)
     return {
         "settings": settings,
-        "game_seeds": [int(x) for x in first["game_seed"]],
+        "game_seeds": [int(x) for x in first.games["game_seed"][:games]],
         "results": [
             {
                 "label": r.label,

@@ -83,10 +83,24 @@ def quantity(record: dict, name: str) -> np.ndarray | None:
     return np.asarray(record[field], dtype=float)
 
 
-def standard_errors(record: dict) -> dict[str, float | None]:
+def per_game_means(values: np.ndarray, checkpoints: int = 1) -> np.ndarray:
+    """One number per game. A pooled record (`checkpoints` plays of the same games, one
+    after another) gives each game the mean over its plays: the plays of one game are
+    alike, so counting them as separate games would understate the error (training.md §9.8)."""
+    if checkpoints == 1:
+        return values
+    if len(values) % checkpoints:
+        raise ValueError(f"{len(values)} per-game values do not split into {checkpoints} plays")
+    return values.reshape(checkpoints, -1).mean(axis=0)
+
+
+def standard_errors(record: dict, checkpoints: int = 1) -> dict[str, float | None]:
     """The standard error of each headline number, from a per-game record."""
     values = {key: quantity(record, name) for key, _, name in HEADLINE}
-    return {key: None if v is None else standard_error(v) for key, v in values.items()}
+    return {
+        key: None if v is None else standard_error(per_game_means(v, checkpoints))
+        for key, v in values.items()
+    }
 
 
 def _from_summary(summary: dict, key: str) -> np.ndarray | None:
@@ -107,6 +121,19 @@ def _from_summary(summary: dict, key: str) -> np.ndarray | None:
         count = round(summary[key] * n)
         return np.repeat([1.0, 0.0], [count, n - count])
     return None
+
+
+def _per_game(record: dict, name: str, checkpoints: int, games: int) -> np.ndarray | None:
+    """A quantity of a report's per-game record, one number per game in game order."""
+    values = quantity(record, name)
+    if values is None:
+        return None
+    if len(values) != checkpoints * games:
+        raise ValueError(
+            f"per_game[{name}] holds {len(values)} values for {games} games "
+            f"x {checkpoints} checkpoint(s)"
+        )
+    return per_game_means(values, checkpoints)
 
 
 @dataclass
@@ -147,8 +174,11 @@ def load_report(path: Path) -> list[Column]:
         for result in document["results"]:
             summary = result["summary"]
             record = result.get("per_game")
+            checkpoints = int(summary.get("checkpoints", 1))
             per_game = {
-                key: quantity(record, name) if record else _from_summary(summary, key)
+                key: _per_game(record, name, checkpoints, len(seeds))
+                if record
+                else _from_summary(summary, key)
                 for key, _, name in HEADLINE
             }
             columns.append(
