@@ -260,9 +260,9 @@ def main(argv=None) -> int:
 
     print()
     print(bh.format_table(results))
-    pooled = {"last_checkpoints": args.last_checkpoints} if args.last_checkpoints > 1 else {}
+    pooling = {"last_checkpoints": args.last_checkpoints} if args.last_checkpoints > 1 else {}
     document = bh.report(
-        results, {**settings, **pooled, "max_steps": args.max_steps, "env": args.env_module}
+        results, {**settings, **pooling, "max_steps": args.max_steps, "env": args.env_module}
     )
     if args.json is not None:
         args.json.write_text(json.dumps(document, indent=2))
