@@ -180,6 +180,17 @@ def test_summary_counts_what_the_loop_saw(random_result, reference):
     stages = [r["final_stage"] for r in reference]
     assert s["final_stage_histogram"] == {str(k): stages.count(k) for k in range(1, 9)}
     assert s["stage1_exit_rate"] == pytest.approx(np.mean(np.array(stages) >= 2))
+    completion = s["stage_completion"]
+    assert completion["1"] == {
+        "reached": GAMES,
+        "completed": sum(x >= 2 for x in stages),
+        "share": s["stage1_exit_rate"],
+    }
+    for k in range(2, 8):
+        reached = sum(x >= k for x in stages)
+        assert completion[str(k)]["reached"] == reached
+        assert completion[str(k)]["completed"] == sum(x > k for x in stages)
+        assert (completion[str(k)]["share"] is None) == (reached == 0)
     assert sum(s["ends"].values()) == GAMES
     assert (
         s["ends"]["won"]
@@ -206,6 +217,20 @@ def test_summary_counts_what_the_loop_saw(random_result, reference):
         )
     else:
         assert s["program_use_rate_after_gain"] is None
+
+
+def test_stage_completion_counts_reaching_and_completing_each_stage():
+    completion = bh.stage_completion(np.array([1, 1, 2, 3, 3, 8, 8]), wins=1)
+    assert completion["1"] == {"reached": 7, "completed": 5, "share": 5 / 7}
+    assert completion["3"] == {"reached": 4, "completed": 2, "share": 0.5}
+    assert completion["4"]["reached"] == 2 and completion["7"]["completed"] == 2
+    assert completion["8"] == {"reached": 2, "completed": 1, "share": 0.5}  # one of them won
+    assert bh.stage_completion(np.array([1, 2]), wins=0)["5"]["share"] is None
+    cell = bh._completion_cell(
+        {"final_stage_histogram": {str(k): 0 for k in range(1, 9)}, "stage_completion": completion}
+    )
+    assert cell.split() == ["71", "80", "50", "100", "100", "100", "100", "50"]
+    assert bh._completion_cell({"final_stage_histogram": {"1": 2}}) == "  -"  # an older summary
 
 
 def test_games_of_undo_alone_are_not_games_with_another_program():

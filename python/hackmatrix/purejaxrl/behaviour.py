@@ -412,6 +412,24 @@ def per_game_record(games: dict) -> dict[str, list]:
     }
 
 
+def stage_completion(final_stages: np.ndarray, wins: int) -> dict[str, dict]:
+    """Where the games are lost: for each stage, the games that reached it and the games
+    that completed it (reached the next; stage 8 is completed by a win). Enemies and
+    transmissions carry over and each stage adds more (game-rules.md §10), so the share
+    completed falls stage by stage; its shape shows which stage stops a policy."""
+    final_stages = np.asarray(final_stages)
+    out = {}
+    for stage in range(1, NUM_STAGES + 1):
+        reached = int(np.sum(final_stages >= stage))
+        completed = int(wins) if stage == NUM_STAGES else int(np.sum(final_stages > stage))
+        out[str(stage)] = {
+            "reached": reached,
+            "completed": completed,
+            "share": completed / reached if reached else None,
+        }
+    return out
+
+
 def summarize(games: dict, checkpoints: int = 1) -> dict:
     """The statistics of training.md §9.2 from `play_games`'s per-game arrays (JSON-ready).
 
@@ -433,6 +451,7 @@ def summarize(games: dict, checkpoints: int = 1) -> dict:
         "median_return": float(np.median(games["return"])),
         "mean_length": float(np.mean(games["length"])),
         "final_stage_histogram": {str(s + 1): int(c) for s, c in enumerate(stages)},
+        "stage_completion": stage_completion(games["final_stage"], ends[WON]),
         "mean_final_stage": float(np.mean(games["final_stage"])),
         "stage1_exit_rate": float(np.mean(games["final_stage"] >= 2)),
         "win_rate": float(ends[WON] / n),
@@ -642,6 +661,17 @@ def _fmt_error(summary: dict, key: str, digits: int = 2) -> str:
     return text if error is None else f"{text} ± {error:.{digits}f}"
 
 
+def _completion_cell(summary: dict) -> str:
+    """Each stage's share completed of the games reaching it, in percent, stage 1 first
+    (`-`: no game reached it; a report older than the count also reads `-`)."""
+    completion = summary.get("stage_completion", {})
+    cells = []
+    for stage in summary["final_stage_histogram"]:
+        share = completion.get(stage, {}).get("share")
+        cells.append("  -" if share is None else f"{100 * share:3.0f}")
+    return " ".join(cells)
+
+
 def table_rows(results: list[Result]) -> list[tuple[str, list[str]]]:
     """(row name, one cell per result) for the console table."""
     s = [r.summary for r in results]
@@ -660,6 +690,8 @@ def table_rows(results: list[Result]) -> list[tuple[str, list[str]]]:
         (f"  final stage {k}", [_fmt(x["final_stage_histogram"][k]) for x in s])
         for k in s[0]["final_stage_histogram"]
     ]
+    rows.append(("  stage", [" ".join(f"{k:>3}" for k in x["final_stage_histogram"]) for x in s]))
+    rows.append(("    completed, of games reaching it (%)", [_completion_cell(x) for x in s]))
     rows += [
         (f"  ended: {name.replace('_', ' ')}", [_fmt(x["ends"][name]) for x in s]) for name in ENDS
     ]
