@@ -77,6 +77,7 @@ def test_lr_zero_update_has_zero_kl_and_no_clipping_and_skipped_updates_are_no_o
         num_minibatches=2,
         update_epochs=2,
         network=network,
+        max_grad_norm=0.0,  # every minibatch step is clipped (lr 0: nothing moves anyway)
     )
     auto_scale_for_batch_size(config)
     trainer = make_train(config, game_module if real_game else standin_env)
@@ -95,6 +96,7 @@ def test_lr_zero_update_has_zero_kl_and_no_clipping_and_skipped_updates_are_no_o
     metrics = aggregate_chunk(jax.device_get(per_update), 1)
     assert metrics["train/approx_kl"] < 1e-6
     assert metrics["train/clip_frac"] == 0.0
+    assert metrics["train/grad_norm"] > 0.0 and metrics["train/grad_clipped_frac"] == 1.0
     assert metrics["stats/empty_mask_steps"] == 0.0
     # the reward breakdown adds up to the mean reward
     total = sum(v for k, v in metrics.items() if k.startswith("reward/"))

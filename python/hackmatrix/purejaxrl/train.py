@@ -606,6 +606,14 @@ def make_train(
         grads, losses = jax.grad(loss_fn, has_aux=True)(
             train_state.params, minibatch, ent_coef, ent_coef_programs
         )
+        # The global norm before `max_grad_norm` clips it: how often and how hard the clip
+        # bites (a large value loss on a shared trunk shows up here first).
+        grad_norm = optax.global_norm(grads)
+        losses = {
+            **losses,
+            "train/grad_norm": grad_norm,
+            "train/grad_clipped_frac": (grad_norm > config.max_grad_norm).astype(jnp.float32),
+        }
         new_state = train_state.apply_gradients(grads=grads)
         return (new_state, batch, ent_coef, ent_coef_programs), losses
 
