@@ -339,3 +339,39 @@ def test_wandb_offline_run_logs_without_credentials(tmp_path, monkeypatch):
     runs = list((tmp_path / "wandb").glob("offline-run-*"))
     assert len(runs) == 1 and runs[0].name.endswith("-" + wandb_run_id("wb"))
     assert len(read_metrics(tmp_path / "ck" / "wb")) == 2
+
+
+def test_gradient_parts_add_up_to_the_loss_gradient(finished_run, tmp_path, capsys):
+    """`hackmatrix-gradients` (training.md §3.8): each loss term's gradient on the run's own
+    rollout; the parts sum to the gradient of the whole loss, and the shared layers are
+    everything but the two heads."""
+    from hackmatrix.commands import gradients
+
+    out = tmp_path / "parts.json"
+    argv = [str(finished_run), "--rollouts", "1", "--json", str(out)]
+    assert gradients.main([*argv, "--env-module", game_module_name()]) == 0
+    text = capsys.readouterr().out
+    assert "checkpoint_6.pkl (update 6)" in text and "value / policy, shared layers" in text
+    report = json.loads(out.read_text())
+    assert len(report["minibatches"]) == 2 and len(report["rollouts"]) == 1  # 2 minibatches
+    for row in report["minibatches"]:
+        assert row["parts_sum_error"] <= 1e-4 * row["total"] + 1e-6
+        for part in ("policy", "value", "entropy"):
+            assert 0 < row[f"{part}_shared"] <= row[part] + 1e-6
+        assert -1 <= row["cosine_shared"] <= 1
+    assert gradients.main([str(finished_run / "params_6.npz")]) == 2
+    assert "needs a checkpoint_*.pkl" in capsys.readouterr().err
+    assert gradients.main([str(tmp_path / "missing.pkl")]) == 2
+    assert "no such file" in capsys.readouterr().err
+
+
+def test_the_heads_are_named_by_network_kind():
+    from hackmatrix.purejaxrl.gradients import head_names, shared_layers
+
+    mlp = {"params": {"Dense_0": 1, "Dense_1": 2, "Dense_2": 3, "Dense_3": 4}}
+    assert head_names(mlp) == ("Dense_2", "Dense_3")
+    assert shared_layers(mlp, head_names(mlp)) == {"Dense_0": 1, "Dense_1": 2}
+    grid = {"params": {"cell_encoder": 1, "trunk_0": 2, "actor": 3, "critic": 4}}
+    assert head_names(grid) == ("actor", "critic")
+    with pytest.raises(ValueError, match="cannot tell the heads"):
+        head_names({"params": {"Dense_0": 1}})

@@ -57,6 +57,38 @@ from .metrics import (
 )
 
 
+def curriculum_env_params(config: cfg.TrainConfig, env: ModuleType, curriculum, update: int):
+    """The env params at `update`'s curriculum probability; None without a curriculum
+    (`curriculum_flags.resolve(config)`). The probability is traced: no recompile."""
+    if curriculum is None:
+        return None
+    probability = curriculum.probability(update, config.num_updates)
+    return curriculum_flags.env_params_for(env, curriculum, probability)
+
+
+def update_inputs(
+    config: cfg.TrainConfig, env: ModuleType, curriculum, update: int
+) -> dict[str, Any]:
+    """The traced inputs of the updates starting at `update` (train_chunk's and the update
+    phases' keyword arguments): the curriculum's env params, the annealed reward weights,
+    the annealed entropy coefficient and the program levers' switch, each only when its
+    flag is given."""
+    from .train import ent_coef_at, program_levers_at, reward_weight_vector, reward_weights_at
+
+    args: dict[str, Any] = {}
+    params = curriculum_env_params(config, env, curriculum, update)
+    if params is not None:
+        args["env_params"] = params
+    if config.reward_weights_anneal is not None:
+        weights = reward_weights_at(config, update) or {}
+        args["reward_vector"] = reward_weight_vector(weights, env.REWARD_COMPONENT_NAMES)
+    if config.ent_coef_anneal is not None:
+        args["ent_coef"] = np.float32(ent_coef_at(config, update))
+    if config.program_levers_from_update > 0:
+        args["program_levers"] = np.float32(program_levers_at(config, update))
+    return args
+
+
 class StopRequest:
     """Turns SIGINT/SIGTERM into a flag checked between chunks (jit calls cannot be interrupted)."""
 
@@ -273,8 +305,6 @@ def _train(args, explicit, env) -> int:
         place_runner_state,
         program_levers_at,
         reward_anneal_progress,
-        reward_weight_vector,
-        reward_weights_at,
     )
 
     # Loaded here so a bad --reward-weights name fails before a run directory exists.
@@ -302,32 +332,12 @@ def _train(args, explicit, env) -> int:
         )  # the game's own checks, before compiling
 
     def env_params_at(update: int) -> Any:
-        """The env params at `update`'s curriculum probability; None without a curriculum.
-
-        The probability is traced, so a new value does not recompile.
-        """
-        if curriculum is None:
-            return None
-        probability = curriculum.probability(update, config.num_updates)
-        return curriculum_flags.env_params_for(env, curriculum, probability)
+        return curriculum_env_params(config, env, curriculum, update)
 
     delays_levers = config.program_levers_from_update > 0
 
     def chunk_args(update: int) -> dict[str, Any]:
-        """Extra train_chunk arguments for the chunk starting at `update`: the curriculum's
-        env params and the annealed reward weights, each only when its flag is given."""
-        args: dict[str, Any] = {}
-        params = env_params_at(update)
-        if params is not None:
-            args["env_params"] = params
-        if config.reward_weights_anneal is not None:
-            weights = reward_weights_at(config, update) or {}
-            args["reward_vector"] = reward_weight_vector(weights, env.REWARD_COMPONENT_NAMES)
-        if config.ent_coef_anneal is not None:
-            args["ent_coef"] = np.float32(ent_coef_at(config, update))
-        if delays_levers:
-            args["program_levers"] = np.float32(program_levers_at(config, update))
-        return args
+        return update_inputs(config, env, curriculum, update)
 
     def chunk_length(update: int) -> int:
         """Updates in the chunk starting at `update`: `--log-interval`, cut short at the
