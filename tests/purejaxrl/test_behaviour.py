@@ -435,6 +435,8 @@ def test_last_checkpoints_are_a_runs_newest_saves_oldest_first(tiny_run, tmp_pat
         bh.last_checkpoint_policies(str(root / "tiny/checkpoint_2.pkl"), 2)
     with pytest.raises(bh.EvaluationError, match="no run with checkpoints"):
         bh.last_checkpoint_policies("latest", 2, checkpoint_dir=tmp_path)
+    with pytest.raises(bh.EvaluationError, match="no such run directory"):
+        bh.last_checkpoint_policies(str(tmp_path / "gone"), 2)
     with pytest.raises(bh.EvaluationError, match="at least 1"):
         bh.last_checkpoint_policies(str(root / "tiny"), 0)
 

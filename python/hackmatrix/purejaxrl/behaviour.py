@@ -629,6 +629,8 @@ def last_checkpoint_policies(
     except CheckpointError as error:
         raise EvaluationError(str(error)) from error
     run = run or Path(text)
+    if not run.exists():
+        raise EvaluationError(f"{text}: no such run directory")
     if not run.is_dir():
         raise EvaluationError(
             f"{text}: --last-checkpoints {count} pools a run's checkpoints; give its run "
