@@ -427,6 +427,7 @@ def test_last_checkpoints_are_a_runs_newest_saves_oldest_first(tiny_run, tmp_pat
         _same_params(policies[1], saved[2])
     assert bh.pooled_label(policies) == "tiny/checkpoint_1..checkpoint_2 (2 pooled)"
     (one,) = bh.last_checkpoint_policies(str(root / "tiny"), 1)
+    assert bh.pooled_label([one]) == "tiny/checkpoint_2"
     _same_params(one, saved[2])
     assert bh.last_checkpoint_policies(bh.RANDOM, 3)[0].is_random
     with pytest.raises(bh.EvaluationError, match="holds 2 checkpoint_.*fewer than .* 3"):

@@ -249,7 +249,7 @@ def main(argv=None) -> int:
     results = []
     for pooled in policies:
         first = pooled[0]
-        label = bh.pooled_label(pooled) if len(pooled) > 1 else first.label
+        label = bh.pooled_label(pooled)
         for mode in ("random",) if first.is_random else modes:
             print(
                 f"playing {args.episodes:,} games: {label} ({mode})"

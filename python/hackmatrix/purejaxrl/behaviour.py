@@ -562,7 +562,10 @@ def pool_games(parts: list[dict]) -> dict:
 
 
 def pooled_label(policies: list[Policy]) -> str:
-    """`run/checkpoint_852..checkpoint_932 (3 pooled)` for the checkpoints of one run."""
+    """`run/checkpoint_852..checkpoint_932 (3 pooled)` for the checkpoints of one run; a
+    lone policy keeps its own label."""
+    if len(policies) == 1:
+        return policies[0].label
     last = policies[-1].label.rsplit("/", 1)[-1]
     return f"{policies[0].label}..{last} ({len(policies)} pooled)"
 
