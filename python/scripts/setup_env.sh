@@ -20,7 +20,8 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
     for d in /opt/wheels "${HACKMATRIX_WHEELS:-}"; do
         [ -n "$d" ] && [ -d "$d" ] && find_links+=(--find-links "$d")
     done
-    .venv/bin/python -m pip install -q "${find_links[@]}" -e ".[all]" >&2
+    # ${a[@]+...}: an empty array expands to nothing under set -u in bash 3.2 (macOS) too.
+    .venv/bin/python -m pip install -q ${find_links[@]+"${find_links[@]}"} -e ".[all]" >&2
     touch "$stamp"
 fi
 echo "[setup] building the Swift CLI" >&2

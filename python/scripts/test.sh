@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every check: sets up .venv and builds Swift (setup_env.sh), then the
 # linters (ruff check, ruff format --check, mypy), then the Swift XCTests,
-# then pytest over tests/ and parity/.
+# then pytest over tests/ and parity/, its test files spread over the cores
+# (pytest-xdist; HACKMATRIX_TEST_WORKERS=1 runs serially).
 # Extra arguments go to pytest (e.g. python/scripts/test.sh -k parity).
 #
 # python/scripts/test.sh --lint-only [PATH...] runs only the linters: over
@@ -63,4 +64,9 @@ export JAX_PLATFORMS="${JAX_PLATFORMS:-cpu}"
 # One compilation cache for every test process: the step compiles once per run.
 export JAX_COMPILATION_CACHE_DIR="${JAX_COMPILATION_CACHE_DIR:-$root/.jax_cache}"
 export WANDB_MODE="${WANDB_MODE:-offline}"
-exec .venv/bin/python -m pytest "$@"
+# Test files run on parallel workers, one per core (at most 4): the suite is mostly XLA
+# compiling, which keeps one core busy per program. pytest_workers.py says when not (the
+# caller's own -n, --pdb, -s ...); HACKMATRIX_TEST_WORKERS=1 runs serially.
+parallel="$(.venv/bin/python python/scripts/pytest_workers.py "$@")"
+# shellcheck disable=SC2086 # one argument a line, none with spaces
+exec .venv/bin/python -m pytest $parallel "$@"
