@@ -64,6 +64,9 @@ export JAX_PLATFORMS="${JAX_PLATFORMS:-cpu}"
 # One compilation cache for every test process: the step compiles once per run.
 export JAX_COMPILATION_CACHE_DIR="${JAX_COMPILATION_CACHE_DIR:-$root/.jax_cache}"
 export WANDB_MODE="${WANDB_MODE:-offline}"
+# Tests compile far more than they run: XLA's LLVM optimizations off cuts the compile time
+# (a user's training keeps them; JAX_DISABLE_MOST_OPTIMIZATIONS=0 tests with them on).
+export JAX_DISABLE_MOST_OPTIMIZATIONS="${JAX_DISABLE_MOST_OPTIMIZATIONS:-1}"
 # Test files run on parallel workers, one per core (at most 4): the suite is mostly XLA
 # compiling, which keeps one core busy per program. pytest_workers.py says when not (the
 # caller's own -n, --pdb, -s ...); HACKMATRIX_TEST_WORKERS=1 runs serially.
