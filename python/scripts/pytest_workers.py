@@ -27,8 +27,9 @@ from collections.abc import Mapping, Sequence
 MAX_WORKERS = 4
 ENV_VAR = "HACKMATRIX_TEST_WORKERS"
 
-# Arguments that pick workers themselves, or that only make sense in one process.
-_SERIAL_FLAGS = ("--pdb", "--trace", "--capture=no", "--collect-only", "--co", "-s")
+# Arguments that pick workers themselves, or that only make sense in one process (-s, alone
+# or run together with other one-letter flags, is found by _short_flags_include_s).
+_SERIAL_FLAGS = ("--pdb", "--trace", "--capture=no", "--collect-only", "--co")
 _WORKER_FLAGS = ("-n", "--numprocesses", "--dist", "--maxprocesses")
 
 
