@@ -142,6 +142,7 @@ def print_config_table(config: cfg.TrainConfig) -> None:
         ("gae_lambda", config.gae_lambda),
         ("clip_eps", config.clip_eps),
         ("vf_coef", config.vf_coef),
+        ("value_target", config.value_target),
         ("ent_coef", config.ent_coef),
         ("ent_coef_final", "off" if config.ent_coef_final is None else config.ent_coef_final),
         ("ent_coef_anneal", "off" if config.ent_coef_anneal is None else config.ent_coef_anneal),
@@ -202,6 +203,8 @@ def main(argv: Sequence[str] | None = None, env: ModuleType | None = None) -> in
 
 
 NETWORK_FIELDS = ("network", "hidden_dim", "num_layers")
+# What the value head's output means (training.md §2.6): kept on resume like the network.
+VALUE_FIELDS = ("value_target",)
 
 
 def take_from_checkpoint(config: Any, stored: dict, explicit: set[str], fields) -> dict:
@@ -218,14 +221,17 @@ def take_from_checkpoint(config: Any, stored: dict, explicit: set[str], fields) 
 
 
 def inherit_network_from_checkpoint(config: Any, stored: dict, explicit: set[str]) -> str | None:
-    """On resume, keep the checkpoint's network, hidden dim and layer count unless flagged.
+    """On resume, keep the checkpoint's network, hidden dim, layer count and value target
+    unless flagged.
 
-    Each of the three not given on the command line is taken from the checkpoint; a
-    given one is kept, and a mismatch then stops the run with a clear error (below).
+    Each not given on the command line is taken from the checkpoint; a given one is
+    kept. A network that does not match then stops the run with a clear error (below);
+    a new value target is allowed, with a note (the head relearns its scale).
     Returns a line to print when something was taken over, else None.
     """
-    stored = {"network": "mlp", **stored}  # checkpoints from before --network are mlp
-    taken = take_from_checkpoint(config, stored, explicit, NETWORK_FIELDS)
+    # Checkpoints from before --network are mlp, from before --value-target raw.
+    stored = {"network": "mlp", "value_target": "raw", **stored}
+    taken = take_from_checkpoint(config, stored, explicit, NETWORK_FIELDS + VALUE_FIELDS)
     if not taken:
         return None
     return "Network: continuing the checkpoint's " + ", ".join(
@@ -424,6 +430,7 @@ def _train(args, explicit, env) -> int:
             )
         # (key, label, the value a checkpoint from before the flag existed stands for)
         for key, label, before_the_flag in (
+            ("value_target", "value target (the head relearns its scale)", "raw"),
             ("ent_coef_final", "final entropy coefficient", None),
             ("ent_coef_anneal", "entropy coefficient anneal", None),
             ("ent_coef_programs", "program-choice entropy coefficient", 0.0),

@@ -26,6 +26,8 @@ LR_STEPS_PRODUCT = 4e-3
 RESUME_LATEST = "__latest__"
 # `--program-bonus-scale`: how a taken program's bonus is sized (training.md §1.1).
 PROGRAM_BONUS_SCALES = ("flat", "spawn-cost")
+# `--value-target`: the scale the value head learns on (training.md §2.6, value_target.py).
+VALUE_TARGETS = ("raw", "symlog")
 
 
 @dataclasses.dataclass
@@ -42,6 +44,8 @@ class TrainConfig:
     update_epochs: int | None = None
     clip_eps: float = 0.2
     vf_coef: float = 0.5
+    # `--value-target`: "raw" (the head predicts the return) or "symlog" (its symlog).
+    value_target: str = "raw"
     ent_coef: float = 0.15
     # `--ent-coef-final` / `--ent-coef-anneal`: the entropy coefficient moves linearly from
     # ent_coef to ent_coef_final over that fraction of the updates; None: constant ent_coef.
@@ -244,6 +248,10 @@ def validate(config: TrainConfig) -> None:
             raise ValueError(
                 f"--{name.replace('_', '-')} must be a finite non-negative number, got {value}"
             )
+    if config.value_target not in VALUE_TARGETS:
+        raise ValueError(
+            f"--value-target must be {' or '.join(VALUE_TARGETS)}, got {config.value_target!r}"
+        )
     check_ent_coef_schedule(config)
     anneal = config.reward_weights_anneal
     if anneal is not None:
@@ -383,6 +391,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     g.add_argument("--clip-eps", type=float, default=0.2)
     g.add_argument("--vf-coef", type=float, default=0.5)
+    g.add_argument(
+        "--value-target",
+        default="raw",
+        metavar="|".join(VALUE_TARGETS),
+        help="the scale the value head learns on: raw (the return) or symlog "
+        "(sign(x) ln(1+|x|) of it, so large stage and win returns do not swamp the loss)",
+    )
     g.add_argument("--ent-coef", type=float, default=0.15)
     g.add_argument(
         "--ent-coef-final",

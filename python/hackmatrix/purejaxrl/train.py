@@ -38,6 +38,7 @@ from . import distribution
 from .autoreset import make_auto_reset
 from .config import TrainConfig, check_reward_weight_names
 from .network import NUM_ACTIONS, OBS_SIZE, PLAYER_SIZE, PROGRAMS_SIZE, make_network
+from .value_target import make_value_scale
 
 # The program actions (one per program), for `--ent-coef-programs`'s two-way choice.
 PROGRAM_ACTIONS = np.arange(NUM_ACTIONS) >= FIRST_PROGRAM_ACTION
@@ -397,6 +398,8 @@ def make_train(
     max_episode_steps = config.max_episode_steps  # 0: the game's own episodes, no limit
 
     network = make_network(config.hidden_dim, config.num_layers, config.bf16, config.network)
+    # `--value-target`: V in return units from the head, and the head's target from a return.
+    value_scale = make_value_scale(config.value_target)
     optimizer = make_optimizer(config)
     num_envs, num_steps = config.num_envs, config.num_steps
     num_minibatches, batch_size = config.num_minibatches, config.batch_size
@@ -444,7 +447,8 @@ def make_train(
         rng, act_key, step_key, reset_key = jax.random.split(runner.rng, 4)
 
         mask = v_mask(runner.env_state)
-        logits, value = network.apply(params, runner.obs)
+        logits, head = network.apply(params, runner.obs)
+        value = value_scale.to_value(head)
         action, empty = distribution.sample(act_key, logits, mask)
         log_prob = distribution.log_prob(logits, mask, action)
 
@@ -458,8 +462,8 @@ def make_train(
             # A time limit is not a game over: the env's future is still worth V(last obs),
             # which GAE adds back (training.md §2.5). The episode then ends like any other.
             truncated = (episode_length >= max_episode_steps) & ~done
-            _, last_obs_value = network.apply(params, next_obs)
-            truncation_value = jnp.where(truncated, last_obs_value, 0.0)
+            _, last_obs_head = network.apply(params, next_obs)
+            truncation_value = jnp.where(truncated, value_scale.to_value(last_obs_head), 0.0)
             done = done | truncated
         completed_return = jnp.where(done, episode_return, 0.0)
         completed_length = jnp.where(done, episode_length, 0)
@@ -563,14 +567,15 @@ def make_train(
         (`--ent-coef-programs`)."""
         traj, advantages, targets = batch
         ent_coef = config.ent_coef if ent_coef is None else ent_coef
-        logits, value = network.apply(params, traj.obs)
+        logits, head = network.apply(params, traj.obs)
         log_prob = distribution.log_prob(logits, traj.mask, traj.action)
         log_ratio = log_prob - traj.log_prob
         ratio = jnp.exp(log_ratio)
         advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
         clipped = jnp.clip(ratio, 1.0 - config.clip_eps, 1.0 + config.clip_eps)
         pg_loss = jnp.maximum(-advantages * ratio, -advantages * clipped).mean()
-        vf_loss = 0.5 * jnp.mean((value - targets) ** 2)
+        # Taken on the head's own scale: the return itself, or its symlog (`--value-target`).
+        vf_loss = 0.5 * jnp.mean((head - value_scale.to_head(targets)) ** 2)
         entropy = distribution.entropy(logits, traj.mask).mean()
         total = pg_loss + config.vf_coef * vf_loss - ent_coef * entropy
         extra = {}
@@ -679,8 +684,8 @@ def make_train(
             num_steps,
         )
         traj = keep_env_sharded(traj, time_env_sharding)
-        _, last_value = network.apply(runner.train_state.params, runner.obs)
-        return runner, traj, last_value
+        _, last_head = network.apply(runner.train_state.params, runner.obs)
+        return runner, traj, value_scale.to_value(last_head)
 
     def learn(
         train_state,
