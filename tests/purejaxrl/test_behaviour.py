@@ -442,6 +442,28 @@ def test_last_checkpoints_are_a_runs_newest_saves_oldest_first(tiny_run, tmp_pat
         bh.last_checkpoint_policies(str(root / "tiny"), 0)
 
 
+def test_checkpoint_updates_pick_a_runs_saves_by_update(tiny_run, tmp_path):
+    root, saved = tiny_run
+    for text in (str(root / "tiny"), "latest"):
+        policies = bh.chosen_checkpoint_policies(text, [2, 1], checkpoint_dir=root)
+        assert [p.label for p in policies] == ["tiny/checkpoint_1", "tiny/checkpoint_2"]
+        _same_params(policies[0], saved[1])
+        _same_params(policies[1], saved[2])
+    (one,) = bh.chosen_checkpoint_policies(str(root / "tiny"), [1])
+    _same_params(one, saved[1])
+    assert bh.chosen_checkpoint_policies(bh.RANDOM, [5])[0].is_random
+    with pytest.raises(bh.EvaluationError, match=r"no checkpoint_.*update\(s\) 3 \(saved: 1, 2\)"):
+        bh.chosen_checkpoint_policies(str(root / "tiny"), [1, 3])
+    with pytest.raises(bh.EvaluationError, match="twice"):
+        bh.chosen_checkpoint_policies(str(root / "tiny"), [1, 1])
+    with pytest.raises(bh.EvaluationError, match="updates >= 0"):
+        bh.chosen_checkpoint_policies(str(root / "tiny"), [-1])
+    with pytest.raises(bh.EvaluationError, match="give its run directory"):
+        bh.chosen_checkpoint_policies(str(root / "tiny/checkpoint_2.pkl"), [2])
+    with pytest.raises(bh.EvaluationError, match="no such run directory"):
+        bh.chosen_checkpoint_policies(str(tmp_path / "gone"), [2])
+
+
 def test_pooled_plays_are_means_over_the_plays_with_errors_over_games(random_result):
     """Two plays of the same games pooled (here the random policy under two keys, standing
     in for two checkpoints): means over the plays, errors with each game counted once."""
@@ -597,6 +619,12 @@ def test_cli_rejects_bad_input(tmp_path, capsys):
     lone.write_bytes(b"")
     assert script.main([str(lone), "--last-checkpoints", "2"]) == 2
     assert "give its run directory" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        script.main(["random", "--last-checkpoints", "2", "--checkpoint-updates", "1"])
+    with pytest.raises(SystemExit):
+        script.main(["--seeds", "a.json", "--checkpoint-updates", "1"])
+    assert script.main([str(tmp_path), "--checkpoint-updates", "7"]) == 2
+    assert "no checkpoint_*.pkl for update(s) 7 (saved: none)" in capsys.readouterr().err
 
 
 def test_comparison_png_has_one_bar_group_per_result(random_result, tmp_path):

@@ -4,6 +4,7 @@
     hackmatrix-evaluate checkpoints/<run> --policy both --png behaviour.png
     hackmatrix-evaluate --compare random checkpoints/<run>/params_40.npz --json out.json
     hackmatrix-evaluate checkpoints/<run> --last-checkpoints 3   # the run's last 3 saves pooled
+    hackmatrix-evaluate checkpoints/<run> --checkpoint-updates 220 280 305   # chosen saves
     hackmatrix-evaluate --reports baseline.json change.json   # plays nothing
     hackmatrix-evaluate --seeds s1.json s2.json s3.json --target 'mean_final_stage>=3'
 
@@ -85,6 +86,15 @@ def parse_args(argv=None) -> argparse.Namespace:
         "is their mean, with errors over games (a run directory or latest; default 1)",
     )
     p.add_argument(
+        "--checkpoint-updates",
+        type=int,
+        nargs="+",
+        default=None,
+        metavar="U",
+        help="pool a run's checkpoints saved at these updates (checkpoint_U.pkl), pooled as "
+        "--last-checkpoints pools: to read two runs at the same updates",
+    )
+    p.add_argument(
         "--policy",
         dest="mode",
         choices=("greedy", "sample", "both"),
@@ -150,6 +160,11 @@ def parse_args(argv=None) -> argparse.Namespace:
         p.error(f"--last-checkpoints must be at least 1, got {args.last_checkpoints}")
     if args.last_checkpoints > 1 and (args.reports is not None or args.seeds is not None):
         p.error("--last-checkpoints plays checkpoints; --reports and --seeds play nothing")
+    if args.checkpoint_updates is not None:
+        if args.last_checkpoints > 1:
+            p.error("give --last-checkpoints or --checkpoint-updates, not both")
+        if args.reports is not None or args.seeds is not None:
+            p.error("--checkpoint-updates plays checkpoints; --reports and --seeds play nothing")
     if args.target and args.seeds is None:
         p.error("--target counts seeds: it needs --seeds JSON...")
     if args.seeds is not None:
@@ -166,6 +181,18 @@ def policy_texts(args) -> list[str]:
     if args.latest:
         return ["latest"]
     return args.compare if args.compare is not None else [args.model]
+
+
+def choose_policies(text: str, args) -> list:
+    """The checkpoints one policy argument stands for: one, the run's newest K, or the
+    run's saves at the named updates."""
+    if args.checkpoint_updates is not None:
+        return bh.chosen_checkpoint_policies(
+            text, args.checkpoint_updates, checkpoint_dir=args.checkpoint_dir
+        )
+    return bh.last_checkpoint_policies(
+        text, args.last_checkpoints, checkpoint_dir=args.checkpoint_dir
+    )
 
 
 def compare_saved(paths: list[Path]) -> int:
@@ -219,12 +246,7 @@ def main(argv=None) -> int:
             bh.check_settings(mode, **{k: settings[k] for k in checked})
         if args.png is not None:
             import matplotlib  # noqa: F401 - fail before playing, not after
-        policies = [
-            bh.last_checkpoint_policies(
-                text, args.last_checkpoints, checkpoint_dir=args.checkpoint_dir
-            )
-            for text in policy_texts(args)
-        ]
+        policies = [choose_policies(text, args) for text in policy_texts(args)]
     except bh.EvaluationError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -261,6 +283,8 @@ def main(argv=None) -> int:
     print()
     print(bh.format_table(results))
     pooling = {"last_checkpoints": args.last_checkpoints} if args.last_checkpoints > 1 else {}
+    if args.checkpoint_updates is not None:
+        pooling = {"checkpoint_updates": sorted(args.checkpoint_updates)}
     document = bh.report(
         results, {**settings, **pooling, "max_steps": args.max_steps, "env": args.env_module}
     )

@@ -616,17 +616,10 @@ def load_policy_spec(text: str, *, checkpoint_dir: Path | str = "checkpoints") -
     )
 
 
-def last_checkpoint_policies(
-    text: str, count: int, *, checkpoint_dir: Path | str = "checkpoints"
-) -> list[Policy]:
-    """The `count` newest checkpoints of a run (a run directory, or `latest`), oldest
-    first: what `--last-checkpoints` pools. `random` stays one policy."""
-    from .checkpoint import CheckpointError, checkpoints_in, latest_run_checkpoint
+def _pooled_run_dir(text: str, flag: str, checkpoint_dir: Path | str) -> Path:
+    """The run directory a pooling flag reads: a run directory, or `latest`."""
+    from .checkpoint import CheckpointError, latest_run_checkpoint
 
-    if count < 1:
-        raise EvaluationError(f"--last-checkpoints must be at least 1, got {count}")
-    if count == 1 or text == RANDOM:
-        return [load_policy_spec(text, checkpoint_dir=checkpoint_dir)]
     try:
         run = latest_run_checkpoint(Path(checkpoint_dir)).parent if text == "latest" else None
     except CheckpointError as error:
@@ -636,9 +629,24 @@ def last_checkpoint_policies(
         raise EvaluationError(f"{text}: no such run directory")
     if not run.is_dir():
         raise EvaluationError(
-            f"{text}: --last-checkpoints {count} pools a run's checkpoints; give its run "
-            "directory (or latest), not one file"
+            f"{text}: {flag} pools a run's checkpoints; give its run directory (or latest), "
+            "not one file"
         )
+    return run
+
+
+def last_checkpoint_policies(
+    text: str, count: int, *, checkpoint_dir: Path | str = "checkpoints"
+) -> list[Policy]:
+    """The `count` newest checkpoints of a run (a run directory, or `latest`), oldest
+    first: what `--last-checkpoints` pools. `random` stays one policy."""
+    from .checkpoint import checkpoints_in
+
+    if count < 1:
+        raise EvaluationError(f"--last-checkpoints must be at least 1, got {count}")
+    if count == 1 or text == RANDOM:
+        return [load_policy_spec(text, checkpoint_dir=checkpoint_dir)]
+    run = _pooled_run_dir(text, f"--last-checkpoints {count}", checkpoint_dir)
     found = checkpoints_in(run)
     if len(found) < count:
         raise EvaluationError(
@@ -646,6 +654,34 @@ def last_checkpoint_policies(
             f"fewer than --last-checkpoints {count}"
         )
     return [load_policy_spec(str(path)) for _, path in found[-count:]]
+
+
+def chosen_checkpoint_policies(
+    text: str, updates: list[int], *, checkpoint_dir: Path | str = "checkpoints"
+) -> list[Policy]:
+    """The checkpoints of a run saved at the named updates, oldest first: what
+    `--checkpoint-updates` pools, so that two runs saved on different updates can be read
+    at the same ones without copying checkpoints aside. `random` stays one policy."""
+    from .checkpoint import checkpoints_in
+
+    if not updates:
+        raise EvaluationError("--checkpoint-updates needs at least one update")
+    if any(update < 0 for update in updates):
+        raise EvaluationError(f"--checkpoint-updates must be updates >= 0, got {updates}")
+    if len(set(updates)) != len(updates):
+        raise EvaluationError(f"--checkpoint-updates names an update twice: {updates}")
+    if text == RANDOM:
+        return [load_policy_spec(text, checkpoint_dir=checkpoint_dir)]
+    run = _pooled_run_dir(text, "--checkpoint-updates", checkpoint_dir)
+    saved = dict(checkpoints_in(run))
+    missing = [update for update in updates if update not in saved]
+    if missing:
+        held = ", ".join(str(update) for update in sorted(saved)) or "none"
+        raise EvaluationError(
+            f"run directory {run}: no checkpoint_*.pkl for update(s) "
+            f"{', '.join(map(str, missing))} (saved: {held})"
+        )
+    return [load_policy_spec(str(saved[update])) for update in sorted(updates)]
 
 
 # ---------------------------------------------------------------- presenting
