@@ -282,9 +282,12 @@ def main(argv=None) -> int:
 
     print()
     print(bh.format_table(results))
-    pooling = {"last_checkpoints": args.last_checkpoints} if args.last_checkpoints > 1 else {}
     if args.checkpoint_updates is not None:
         pooling = {"checkpoint_updates": sorted(args.checkpoint_updates)}
+    elif args.last_checkpoints > 1:
+        pooling = {"last_checkpoints": args.last_checkpoints}
+    else:
+        pooling = {}
     document = bh.report(
         results, {**settings, **pooling, "max_steps": args.max_steps, "env": args.env_module}
     )
