@@ -1,7 +1,8 @@
 """train.sh's defaults: the flags it adds are valid trainer flags, and its documented rules
-(a later flag wins, a reward flag replaces the staged reward, a resume adds neither the
-network nor the reward) hold. The script runs with its set-up and its final `exec` swapped
-for a print of the argument list it would pass, so nothing is installed or trained."""
+(a later flag wins, a reward flag replaces the staged reward, a resume adds PPO's
+coefficients but neither the network nor the reward) hold. The script runs with its set-up
+and its final `exec` swapped for a print of the argument list it would pass, so nothing is
+installed or trained."""
 
 import subprocess
 from pathlib import Path
@@ -43,7 +44,7 @@ def config_of(argv: list[str]) -> cfg.TrainConfig:
 def test_a_fresh_run_gets_a_valid_staged_configuration(dry_train_sh):
     config = config_of(argv_of(dry_train_sh))
     assert config.network == "grid"
-    assert config.ent_coef == 0.05
+    assert (config.ent_coef, config.vf_coef) == (0.05, 0.1)
     assert config.reward_weights  # the siphon priced lighter
     # The program levers wait for the siphon habit (learning.md §18.3-§20).
     assert config.program_bonus > 0
@@ -51,8 +52,10 @@ def test_a_fresh_run_gets_a_valid_staged_configuration(dry_train_sh):
 
 
 def test_a_later_flag_wins(dry_train_sh):
-    config = config_of(argv_of(dry_train_sh, "--ent-coef", "0.15", "--network", "mlp"))
-    assert (config.ent_coef, config.network) == (0.15, "mlp")
+    config = config_of(
+        argv_of(dry_train_sh, "--ent-coef", "0.15", "--vf-coef", "0.5", "--network", "mlp")
+    )
+    assert (config.ent_coef, config.vf_coef, config.network) == (0.15, 0.5, "mlp")
     assert not config_of(argv_of(dry_train_sh, "--no-siphon-pay-on-use")).siphon_pay_on_use
     assert config_of(argv_of(dry_train_sh, "--ent-coef-programs", "0")).ent_coef_programs == 0
 
@@ -77,6 +80,7 @@ def test_any_reward_flag_replaces_the_staged_reward(dry_train_sh, flag):
     assert config.ent_coef_programs == 0
 
 
-def test_a_resume_adds_only_the_entropy_coefficient(dry_train_sh):
-    argv = argv_of(dry_train_sh, "--resume", "checkpoints/run/checkpoint_10.pkl")
-    assert argv == ["--ent-coef", "0.05", "--resume", "checkpoints/run/checkpoint_10.pkl"]
+def test_a_resume_adds_only_the_ppo_coefficients(dry_train_sh):
+    # The network and reward come from the checkpoint; PPO's coefficients from the command line.
+    resume = ["--resume", "checkpoints/run/checkpoint_10.pkl"]
+    assert argv_of(dry_train_sh, *resume) == ["--ent-coef", "0.05", "--vf-coef", "0.1", *resume]
