@@ -82,7 +82,12 @@ def test_the_flag_is_shown_stored_and_kept_on_resume(tmp_path, capsys):
     assert "continuing the checkpoint's value_target=symlog" in capsys.readouterr().out
     assert stored_config(tmp_path / "symlog" / "final_params.npz")["value_target"] == "symlog"
     # A given scale replaces the checkpoint's, with a note that the head relearns it.
-    resume_standin(tmp_path / "symlog" / "checkpoint_4.pkl", 6, "--value-target", "raw")
+    resume_standin(
+        tmp_path / "symlog" / "checkpoint_4.pkl", 6, "--value-target", "raw", "--vf-coef", "0.1"
+    )
     out = capsys.readouterr().out
     assert "Note: value target (the head relearns its scale) changes from symlog to raw" in out
+    # PPO's coefficients are the command line's on a resume (train.sh passes them), said aloud.
+    assert "Note: value-loss coefficient changes from 0.5 to 0.1" in out
+    assert "Note: entropy coefficient changes" not in out
     assert stored_config(tmp_path / "symlog" / "final_params.npz")["value_target"] == "raw"

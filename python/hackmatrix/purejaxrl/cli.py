@@ -431,6 +431,8 @@ def _train(args, explicit, env) -> int:
         # (key, label, the value a checkpoint from before the flag existed stands for)
         for key, label, before_the_flag in (
             ("value_target", "value target (the head relearns its scale)", "raw"),
+            ("vf_coef", "value-loss coefficient", 0.5),
+            ("ent_coef", "entropy coefficient", 0.15),
             ("ent_coef_final", "final entropy coefficient", None),
             ("ent_coef_anneal", "entropy coefficient anneal", None),
             ("ent_coef_programs", "program-choice entropy coefficient", 0.0),
