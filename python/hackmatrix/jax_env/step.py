@@ -166,6 +166,9 @@ def _execute(
     return state, comps, total, snapshot, push, distance_delta
 
 
+# Jitted so a process traces the step once: every trainer, evaluation and test program
+# that calls it reuses that trace (XLA inlines the call; results are unchanged).
+@jax.jit
 def step_state(
     state: EnvState, action: jax.Array | int
 ) -> tuple[EnvState, jax.Array, jax.Array, dict[str, Any]]:

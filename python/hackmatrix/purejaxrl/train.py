@@ -754,6 +754,9 @@ def make_train(
         recompile (§1.7, §1.1).
         """
 
+        # Jitted so the shapes below and the cond trace the update (and the game's step
+        # inside it) once, not twice: tracing is much of a compile (XLA inlines the call).
+        @jax.jit
         def run_update(r):
             return update(r, env_params, reward_vector, ent_coef, program_levers)
 
