@@ -77,7 +77,19 @@ def reference_game(index: int, *, max_steps: int, seed: int, step, mask_of, rese
         steps_a_program_runs=0,
         end=bh.UNFINISHED,
         game_seed=int(state.seed),
+        stage_entries=np.zeros(8, int),
+        hp_on_entering=np.zeros(8, int),
+        enemies_on_entering=np.zeros(8, int),
+        transmissions_on_entering=np.zeros(8, int),
     )
+
+    def enter(s):  # the game starts on, or an exit takes it to, the stage of `s`
+        rec["stage_entries"][int(s.stage) - 1] += 1
+        rec["hp_on_entering"][int(s.stage) - 1] += int(s.board.hp)
+        rec["enemies_on_entering"][int(s.stage) - 1] += int(np.sum(s.board.e_active))
+        rec["transmissions_on_entering"][int(s.stage) - 1] += int(np.sum(s.board.t_active))
+
+    enter(state)
     for t in range(max_steps):
         action_key, env_key = jax.random.split(jax.random.fold_in(game_key, t))
         mask = np.asarray(mask_of(state))
@@ -127,6 +139,8 @@ def reference_game(index: int, *, max_steps: int, seed: int, step, mask_of, rese
         rec["steps_a_program_runs"] += bool(mask[5:].any())
         if action == 19:
             rec["resets_by_hp"][int(b.hp)] += 1
+        if int(new.stage) > int(state.stage):
+            enter(new)
         state = new
         if bool(done):
             if bool(info["won"]):
@@ -217,6 +231,36 @@ def test_summary_counts_what_the_loop_saw(random_result, reference):
         )
     else:
         assert s["program_use_rate_after_gain"] is None
+
+
+def test_stage_entry_means_what_the_loop_saw_on_entering(random_result, reference):
+    entry = random_result.summary["stage_entry"]
+    entries = sum(r["stage_entries"] for r in reference)
+    assert entries[0] == GAMES and entries[1] > 0, "every game starts on stage 1; some exit it"
+    for k in range(8):
+        got = entry[str(k + 1)]
+        assert got["entries"] == entries[k]
+        for key in ("hp", "enemies", "transmissions"):
+            total = sum(r[f"{key}_on_entering"][k] for r in reference)
+            expected = None if entries[k] == 0 else pytest.approx(total / entries[k])
+            assert got[f"mean_{key}"] == expected, (k, key)
+    assert entry["1"]["mean_hp"] == bh.MAX_HP  # the canonical start
+    assert entry["1"]["mean_transmissions"] > 0  # stage 1 is generated with one
+
+
+def test_stage_entry_cells_read_each_stage_or_a_dash():
+    summary = {
+        "final_stage_histogram": {str(k): 0 for k in range(1, 9)},
+        "stage_entry": {
+            str(k): {"entries": 0, "mean_hp": None, "mean_enemies": None} for k in range(1, 9)
+        },
+    }
+    summary["stage_entry"]["1"] = {"entries": 4, "mean_hp": 3.0, "mean_enemies": 0.0}
+    summary["stage_entry"]["2"] = {"entries": 2, "mean_hp": 2.5, "mean_enemies": 12.5}
+    assert bh._entry_cell(summary, "mean_hp").split() == ["3.0", "2.5"] + ["-"] * 6
+    assert bh._entry_cell(summary, "mean_enemies").split() == ["0.0", "12"] + ["-"] * 6
+    assert bh._entry_cell({"final_stage_histogram": {"1": 2}}, "mean_hp") == "  -"  # older
+    assert bh.stage_entry({"return": np.zeros(2)}) == {}
 
 
 def test_stage_completion_counts_reaching_and_completing_each_stage():

@@ -170,6 +170,22 @@ def step_facts(
         "resets_by_hp": ((action == RESET_ACTION) & (jnp.arange(MAX_HP + 1) == before.hp)).astype(
             jnp.int32
         ),
+        **stage_entry_facts(next_state, next_state.stage > state.stage),
+    }
+
+
+def stage_entry_facts(state: Any, entered: jax.Array) -> dict[str, jax.Array]:
+    """What the player brings into the stage `state` is on, if `entered` (else zeros): hp,
+    enemies and transmissions carry over from stage to stage (game-rules.md §10), so falling
+    hp or a growing crowd on entering says whether the later stages are lost by attrition."""
+    on = (jnp.arange(1, NUM_STAGES + 1) == state.stage) & entered
+    return {
+        "stage_entries": on.astype(jnp.int32),
+        "hp_on_entering": jnp.where(on, state.board.hp, 0).astype(jnp.int32),
+        "enemies_on_entering": jnp.where(on, jnp.sum(state.board.e_active), 0).astype(jnp.int32),
+        "transmissions_on_entering": jnp.where(on, jnp.sum(state.board.t_active), 0).astype(
+            jnp.int32
+        ),
     }
 
 
@@ -264,6 +280,7 @@ def play_batch(
     )[3]
     totals = {k: jnp.zeros(v.shape, v.dtype) for k, v in shapes.items()}
     totals["end"] = jnp.full(batch, UNFINISHED, jnp.int32)
+    totals.update(jax.vmap(stage_entry_facts)(state, jnp.ones(batch, bool)))  # the start
     carry = (jnp.int32(0), obs, state, jnp.ones(batch, bool), totals)
     _, _, state, _, totals = jax.lax.while_loop(running, one_step, carry)
     return {**totals, "final_stage": state.stage, "game_seed": state.seed}
@@ -430,6 +447,26 @@ def stage_completion(final_stages: np.ndarray, wins: int) -> dict[str, dict]:
     return out
 
 
+def stage_entry(games: dict) -> dict[str, dict]:
+    """For each stage: the games that entered it (or started on it) and the mean hp, live
+    enemies and transmissions they found (None where none did). A report older than the count has no
+    such arrays and gets an empty dict."""
+    if "stage_entries" not in games:
+        return {}
+    entries = games["stage_entries"].sum(0)
+    return {
+        str(stage + 1): {
+            "entries": int(entries[stage]),
+            "mean_hp": _share(games["hp_on_entering"][:, stage].sum(), entries[stage]),
+            "mean_enemies": _share(games["enemies_on_entering"][:, stage].sum(), entries[stage]),
+            "mean_transmissions": _share(
+                games["transmissions_on_entering"][:, stage].sum(), entries[stage]
+            ),
+        }
+        for stage in range(NUM_STAGES)
+    }
+
+
 def summarize(games: dict, checkpoints: int = 1) -> dict:
     """The statistics of training.md §9.2 from `play_games`'s per-game arrays (JSON-ready).
 
@@ -518,6 +555,7 @@ def summarize(games: dict, checkpoints: int = 1) -> dict:
             "at_2_hp": int(resets[2]),
             "at_other_hp": int(resets.sum() - resets[1] - resets[2]),
         },
+        "stage_entry": stage_entry(games),
         "invalid_actions": int(games["invalid_actions"].sum()),
         # One standard error of each headline mean, over the games (training.md §9.6).
         "standard_errors": eval_stats.standard_errors(per_game_record(games), checkpoints),
@@ -713,6 +751,17 @@ def _completion_cell(summary: dict) -> str:
     return " ".join(cells)
 
 
+def _entry_cell(summary: dict, key: str) -> str:
+    """Each stage's mean of `key` on entering it, stage 1 first (`-`: none entered it, or a
+    report older than the count)."""
+    entry = summary.get("stage_entry", {})
+    cells = []
+    for stage in summary["final_stage_histogram"]:
+        mean = entry.get(stage, {}).get(key)
+        cells.append("  -" if mean is None else f"{mean:3.1f}" if mean < 9.95 else f"{mean:3.0f}")
+    return " ".join(cells)
+
+
 def table_rows(results: list[Result]) -> list[tuple[str, list[str]]]:
     """(row name, one cell per result) for the console table."""
     s = [r.summary for r in results]
@@ -733,6 +782,11 @@ def table_rows(results: list[Result]) -> list[tuple[str, list[str]]]:
     ]
     rows.append(("  stage", [" ".join(f"{k:>3}" for k in x["final_stage_histogram"]) for x in s]))
     rows.append(("    completed, of games reaching it (%)", [_completion_cell(x) for x in s]))
+    rows.append(("    hp on entering, mean", [_entry_cell(x, "mean_hp") for x in s]))
+    rows.append(("    enemies on entering, mean", [_entry_cell(x, "mean_enemies") for x in s]))
+    rows.append(
+        ("    transmissions on entering, mean", [_entry_cell(x, "mean_transmissions") for x in s])
+    )
     rows += [
         (f"  ended: {name.replace('_', ' ')}", [_fmt(x["ends"][name]) for x in s]) for name in ENDS
     ]
