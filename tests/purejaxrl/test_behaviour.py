@@ -81,6 +81,7 @@ def reference_game(index: int, *, max_steps: int, seed: int, step, mask_of, rese
         hp_on_entering=np.zeros(8, int),
         enemies_on_entering=np.zeros(8, int),
         transmissions_on_entering=np.zeros(8, int),
+        steps_on_stage=np.zeros(8, int),
     )
 
     def enter(s):  # the game starts on, or an exit takes it to, the stage of `s`
@@ -139,6 +140,7 @@ def reference_game(index: int, *, max_steps: int, seed: int, step, mask_of, rese
         rec["steps_a_program_runs"] += bool(mask[5:].any())
         if action == 19:
             rec["resets_by_hp"][int(b.hp)] += 1
+        rec["steps_on_stage"][int(state.stage) - 1] += 1
         if int(new.stage) > int(state.stage):
             enter(new)
         state = new
@@ -240,12 +242,15 @@ def test_stage_entry_means_what_the_loop_saw_on_entering(random_result, referenc
     for k in range(8):
         got = entry[str(k + 1)]
         assert got["entries"] == entries[k]
-        for key in ("hp", "enemies", "transmissions"):
-            total = sum(r[f"{key}_on_entering"][k] for r in reference)
+        for key in ("hp", "enemies", "transmissions", "steps"):
+            name = "steps_on_stage" if key == "steps" else f"{key}_on_entering"
+            total = sum(r[name][k] for r in reference)
             expected = None if entries[k] == 0 else pytest.approx(total / entries[k])
             assert got[f"mean_{key}"] == expected, (k, key)
     assert entry["1"]["mean_hp"] == bh.MAX_HP  # the canonical start
     assert entry["1"]["mean_transmissions"] > 0  # stage 1 is generated with one
+    steps = sum(got["mean_steps"] * got["entries"] for got in entry.values() if got["entries"])
+    assert steps == pytest.approx(sum(r["length"] for r in reference))
 
 
 def test_stage_entry_cells_read_each_stage_or_a_dash():

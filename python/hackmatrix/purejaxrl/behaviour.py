@@ -170,6 +170,7 @@ def step_facts(
         "resets_by_hp": ((action == RESET_ACTION) & (jnp.arange(MAX_HP + 1) == before.hp)).astype(
             jnp.int32
         ),
+        "steps_on_stage": (jnp.arange(1, NUM_STAGES + 1) == state.stage).astype(jnp.int32),
         **stage_entry_facts(next_state, next_state.stage > state.stage),
     }
 
@@ -448,8 +449,9 @@ def stage_completion(final_stages: np.ndarray, wins: int) -> dict[str, dict]:
 
 
 def stage_entry(games: dict) -> dict[str, dict]:
-    """For each stage: the games that entered it (or started on it) and the mean hp, live
-    enemies and transmissions they found (None where none did). A report older than the count has no
+    """For each stage: the games that entered it (or started on it), the mean hp, live
+    enemies and transmissions they found, and the mean steps they played on it, the
+    exiting step included (None where none did). A report older than the count has no
     such arrays and gets an empty dict."""
     if "stage_entries" not in games:
         return {}
@@ -462,6 +464,7 @@ def stage_entry(games: dict) -> dict[str, dict]:
             "mean_transmissions": _share(
                 games["transmissions_on_entering"][:, stage].sum(), entries[stage]
             ),
+            "mean_steps": _share(games["steps_on_stage"][:, stage].sum(), entries[stage]),
         }
         for stage in range(NUM_STAGES)
     }
@@ -787,6 +790,7 @@ def table_rows(results: list[Result]) -> list[tuple[str, list[str]]]:
     rows.append(
         ("    transmissions on entering, mean", [_entry_cell(x, "mean_transmissions") for x in s])
     )
+    rows.append(("    steps on the stage, mean", [_entry_cell(x, "mean_steps") for x in s]))
     rows += [
         (f"  ended: {name.replace('_', ' ')}", [_fmt(x["ends"][name]) for x in s]) for name in ENDS
     ]
