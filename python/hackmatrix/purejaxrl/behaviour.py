@@ -170,16 +170,21 @@ def step_facts(
         "resets_by_hp": ((action == RESET_ACTION) & (jnp.arange(MAX_HP + 1) == before.hp)).astype(
             jnp.int32
         ),
-        "steps_on_stage": (jnp.arange(1, NUM_STAGES + 1) == state.stage).astype(jnp.int32),
+        "steps_on_stage": _on_stage(state).astype(jnp.int32),
         **stage_entry_facts(next_state, next_state.stage > state.stage),
     }
+
+
+def _on_stage(state: Any) -> jax.Array:
+    """bool[NUM_STAGES]: true at the stage `state` is on."""
+    return jnp.arange(1, NUM_STAGES + 1) == state.stage
 
 
 def stage_entry_facts(state: Any, entered: jax.Array) -> dict[str, jax.Array]:
     """What the player brings into the stage `state` is on, if `entered` (else zeros): hp,
     enemies and transmissions carry over from stage to stage (game-rules.md §10), so falling
     hp or a growing crowd on entering says whether the later stages are lost by attrition."""
-    on = (jnp.arange(1, NUM_STAGES + 1) == state.stage) & entered
+    on = _on_stage(state) & entered
     return {
         "stage_entries": on.astype(jnp.int32),
         "hp_on_entering": jnp.where(on, state.board.hp, 0).astype(jnp.int32),
@@ -448,6 +453,15 @@ def stage_completion(final_stages: np.ndarray, wins: int) -> dict[str, dict]:
     return out
 
 
+# stage_entry's means: key -> (the per-game fact summed, the table's row).
+STAGE_ENTRY_MEANS = {
+    "mean_hp": ("hp_on_entering", "hp on entering, mean"),
+    "mean_enemies": ("enemies_on_entering", "enemies on entering, mean"),
+    "mean_transmissions": ("transmissions_on_entering", "transmissions on entering, mean"),
+    "mean_steps": ("steps_on_stage", "steps on the stage, mean"),
+}
+
+
 def stage_entry(games: dict) -> dict[str, dict]:
     """For each stage: the games that entered it (or started on it), the mean hp, live
     enemies and transmissions they found, and the mean steps they played on it, the
@@ -459,12 +473,10 @@ def stage_entry(games: dict) -> dict[str, dict]:
     return {
         str(stage + 1): {
             "entries": int(entries[stage]),
-            "mean_hp": _share(games["hp_on_entering"][:, stage].sum(), entries[stage]),
-            "mean_enemies": _share(games["enemies_on_entering"][:, stage].sum(), entries[stage]),
-            "mean_transmissions": _share(
-                games["transmissions_on_entering"][:, stage].sum(), entries[stage]
-            ),
-            "mean_steps": _share(games["steps_on_stage"][:, stage].sum(), entries[stage]),
+            **{
+                key: _share(games[fact][:, stage].sum(), entries[stage])
+                for key, (fact, _) in STAGE_ENTRY_MEANS.items()
+            },
         }
         for stage in range(NUM_STAGES)
     }
@@ -746,23 +758,23 @@ def _fmt_error(summary: dict, key: str, digits: int = 2) -> str:
 def _completion_cell(summary: dict) -> str:
     """Each stage's share completed of the games reaching it, in percent, stage 1 first
     (`-`: no game reached it; a report older than the count also reads `-`)."""
-    completion = summary.get("stage_completion", {})
-    cells = []
-    for stage in summary["final_stage_histogram"]:
-        share = completion.get(stage, {}).get("share")
-        cells.append("  -" if share is None else f"{100 * share:3.0f}")
-    return " ".join(cells)
+    return _stage_cells(summary, "stage_completion", "share", lambda share: f"{100 * share:3.0f}")
+
+
+def _stage_cells(summary: dict, section: str, key: str, fmt: Callable[[float], str]) -> str:
+    """One cell per stage of `summary[section][stage][key]`, formatted; `-` where it is None
+    or missing (a report older than the section)."""
+    by_stage = summary.get(section, {})
+    values = [by_stage.get(stage, {}).get(key) for stage in summary["final_stage_histogram"]]
+    return " ".join("  -" if value is None else fmt(value) for value in values)
 
 
 def _entry_cell(summary: dict, key: str) -> str:
     """Each stage's mean of `key` on entering it, stage 1 first (`-`: none entered it, or a
     report older than the count)."""
-    entry = summary.get("stage_entry", {})
-    cells = []
-    for stage in summary["final_stage_histogram"]:
-        mean = entry.get(stage, {}).get(key)
-        cells.append("  -" if mean is None else f"{mean:3.1f}" if mean < 9.95 else f"{mean:3.0f}")
-    return " ".join(cells)
+    return _stage_cells(
+        summary, "stage_entry", key, lambda mean: f"{mean:3.1f}" if mean < 9.95 else f"{mean:3.0f}"
+    )
 
 
 def table_rows(results: list[Result]) -> list[tuple[str, list[str]]]:
@@ -785,12 +797,10 @@ def table_rows(results: list[Result]) -> list[tuple[str, list[str]]]:
     ]
     rows.append(("  stage", [" ".join(f"{k:>3}" for k in x["final_stage_histogram"]) for x in s]))
     rows.append(("    completed, of games reaching it (%)", [_completion_cell(x) for x in s]))
-    rows.append(("    hp on entering, mean", [_entry_cell(x, "mean_hp") for x in s]))
-    rows.append(("    enemies on entering, mean", [_entry_cell(x, "mean_enemies") for x in s]))
-    rows.append(
-        ("    transmissions on entering, mean", [_entry_cell(x, "mean_transmissions") for x in s])
-    )
-    rows.append(("    steps on the stage, mean", [_entry_cell(x, "mean_steps") for x in s]))
+    rows += [
+        (f"    {label}", [_entry_cell(x, key) for x in s])
+        for key, (_, label) in STAGE_ENTRY_MEANS.items()
+    ]
     rows += [
         (f"  ended: {name.replace('_', ' ')}", [_fmt(x["ends"][name]) for x in s]) for name in ENDS
     ]
