@@ -273,6 +273,7 @@ def test_watch_a_freshly_trained_checkpoint(tmp_path, jax_cache):
             "--no-wandb",
             "--eval-episodes",
             "0",
+            "--no-episode-gif",  # the checkpoint's own GIF is test_episode_gif.py's
             "--checkpoint-dir",
             str(tmp_path / "checkpoints"),
         ],

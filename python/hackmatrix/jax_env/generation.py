@@ -133,7 +133,9 @@ def place_blocks(board: Board, seed: jax.Array, step: jax.Array, exit_pos: jax.A
     spawn = jnp.where(data, points, jnp.asarray(SPAWN_COST)[program])
     return board.replace(
         content=jnp.where(chosen, BLOCK, board.content),
-        block_kind=jnp.where(chosen, kind, 0),
+        # int32 written out: kinds built from Python ints are weakly typed, and a state that
+        # is weakly typed at reset but not once restored from a checkpoint compiles twice.
+        block_kind=jnp.where(chosen, kind, 0).astype(jnp.int32),
         hidden_is_data=chosen & data,
         points=jnp.where(chosen & data, points, 0),
         program=jnp.where(is_prog, program, 0),

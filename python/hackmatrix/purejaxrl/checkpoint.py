@@ -245,7 +245,7 @@ def restore_runner(
             path, "opt_state", template.train_state.opt_state, payload["opt_state"]
         )
         train_state = train_state.replace(
-            opt_state=opt_state, step=payload.get("optimizer_step", 0)
+            opt_state=opt_state, step=np.int32(payload.get("optimizer_step", 0))
         )
     rng = np.asarray(payload["rng"])
     if rng.shape != np.shape(template.rng):

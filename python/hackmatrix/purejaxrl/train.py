@@ -14,6 +14,8 @@ parameters are replicated and XLA inserts the gradient all-reduce.
 
 from __future__ import annotations
 
+import dataclasses
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any, NamedTuple
@@ -355,14 +357,73 @@ def make_mesh(devices: Sequence[jax.Device] | None = None) -> Mesh:
     return Mesh(np.array(devices), (ENV_AXIS,))
 
 
+# Trainers built in this process, newest last: an equal request returns the same Trainer,
+# whose jitted functions are then already traced and compiled (a resume, a second run in
+# one process, the tests' many tiny runs). Tracing and lowering the chunk is seconds even
+# when the compiled program comes from the persistent cache.
+_TRAINERS: OrderedDict[Any, Trainer] = OrderedDict()
+TRAINER_CACHE_SIZE = 8
+
+
+def _hashable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return tuple(sorted((k, _hashable(v)) for k, v in value.items()))
+    if isinstance(value, list | tuple):
+        return tuple(_hashable(v) for v in value)
+    return value
+
+
+# Settings of a run that the trainer's functions never read (the run's length and seed are
+# the caller's loop and key): runs that differ only in them share one trainer.
+# tests/purejaxrl/test_train_cache.py checks that building and tracing never reads them.
+RUN_ONLY_FIELDS = ("total_timesteps", "seed")
+
+
+def _trainer_key(config: TrainConfig, env: ModuleType, env_params: Any, mesh: Mesh) -> Any:
+    """Everything `make_train` reads, by value (None where a part cannot be hashed)."""
+    leaves, treedef = jax.tree_util.tree_flatten(env_params)
+    arrays = [np.asarray(leaf) for leaf in leaves]
+    fields = [f.name for f in dataclasses.fields(config) if f.name not in RUN_ONLY_FIELDS]
+    key = (
+        tuple((name, _hashable(getattr(config, name))) for name in fields),
+        env,
+        treedef,
+        tuple((a.shape, a.dtype.str, a.tobytes()) for a in arrays),
+        mesh,
+    )
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
 def make_train(
     config: TrainConfig, env: ModuleType, env_params: Any = None, mesh: Mesh | None = None
 ) -> Trainer:
-    """Build init and the jitted chunk for `config` on `env` (a jax_env-like module)."""
+    """Build init and the jitted chunk for `config` on `env` (a jax_env-like module).
+
+    The trainer is pure, so an equal request (same config, env module, env params
+    and mesh) returns the one already built in this process (`TRAINER_CACHE_SIZE`
+    newest are kept).
+    """
     if config.num_minibatches is None or config.update_epochs is None:
         raise ValueError("resolve num_minibatches/update_epochs (auto_scale_for_batch_size) first")
     env_params = env.EnvParams() if env_params is None else env_params
     mesh = mesh if mesh is not None else make_mesh(jax.devices()[:1])
+    key = _trainer_key(config, env, env_params, mesh)
+    if key is not None and key in _TRAINERS:
+        _TRAINERS.move_to_end(key)
+        return _TRAINERS[key]._replace(config=config)
+    trainer = _build_trainer(config, env, env_params, mesh)
+    if key is not None:
+        _TRAINERS[key] = trainer
+        while len(_TRAINERS) > TRAINER_CACHE_SIZE:
+            _TRAINERS.popitem(last=False)
+    return trainer
+
+
+def _build_trainer(config: TrainConfig, env: ModuleType, env_params: Any, mesh: Mesh) -> Trainer:
     if config.num_envs % mesh.size:
         raise ValueError(
             f"num_envs={config.num_envs} must be divisible by the "
@@ -417,6 +478,9 @@ def make_train(
         rng, net_key, reset_key = jax.random.split(rng, 3)
         params = network.init(net_key, jnp.zeros((1, OBS_SIZE), jnp.float32))
         train_state = TrainState.create(apply_fn=network.apply, params=params, tx=optimizer)
+        # An int32 step, not a weakly typed Python 0: a runner restored from a checkpoint has
+        # the same types, so a resume in this process reuses the compiled chunk.
+        train_state = train_state.replace(step=jnp.zeros((), jnp.int32))
         reset = jax.jit(v_reset, out_shardings=env_sharding)
         obs, env_state = reset(jax.random.split(reset_key, num_envs), env_params)
         return RunnerState(
