@@ -424,6 +424,7 @@ def make_train(
 
 
 def _build_trainer(config: TrainConfig, env: ModuleType, env_params: Any, mesh: Mesh) -> Trainer:
+    """`make_train` without the cache: every call builds new functions."""
     if config.num_envs % mesh.size:
         raise ValueError(
             f"num_envs={config.num_envs} must be divisible by the "
