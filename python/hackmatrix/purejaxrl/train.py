@@ -380,7 +380,9 @@ RUN_ONLY_FIELDS = ("total_timesteps", "seed")
 
 
 def _trainer_key(config: TrainConfig, env: ModuleType, env_params: Any, mesh: Mesh) -> Any:
-    """Everything `make_train` reads, by value (None where a part cannot be hashed)."""
+    """What the trainer's functions depend on, by value: the config but for its
+    `RUN_ONLY_FIELDS`, the env module, the env params and the mesh (None where a part
+    cannot be hashed, which builds a new trainer)."""
     leaves, treedef = jax.tree_util.tree_flatten(env_params)
     arrays = [np.asarray(leaf) for leaf in leaves]
     fields = [f.name for f in dataclasses.fields(config) if f.name not in RUN_ONLY_FIELDS]
@@ -403,9 +405,9 @@ def make_train(
 ) -> Trainer:
     """Build init and the jitted chunk for `config` on `env` (a jax_env-like module).
 
-    The trainer is pure, so an equal request (same config, env module, env params
-    and mesh) returns the one already built in this process (`TRAINER_CACHE_SIZE`
-    newest are kept).
+    The trainer is pure, so an equal request (same config but for its length and
+    seed, env module, env params and mesh) returns the one already built in this
+    process, carrying the caller's config (`TRAINER_CACHE_SIZE` newest are kept).
     """
     if config.num_minibatches is None or config.update_epochs is None:
         raise ValueError("resolve num_minibatches/update_epochs (auto_scale_for_batch_size) first")
