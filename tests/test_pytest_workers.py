@@ -12,7 +12,7 @@ _SPEC = importlib.util.spec_from_file_location("pytest_workers", SCRIPT)
 workers = importlib.util.module_from_spec(_SPEC)
 _SPEC.loader.exec_module(workers)
 
-PARALLEL_2 = ["-n", "2", "--dist", "loadfile"]
+PARALLEL_2 = ["-n", "2", "--dist", "loadfile", "--no-loadscope-reorder"]
 
 
 def test_one_worker_per_core_capped():
@@ -74,3 +74,25 @@ def test_the_script_prints_one_argument_a_line_and_refuses_a_bad_count():
     env[workers.ENV_VAR] = "lots"
     done = subprocess.run([sys.executable, str(SCRIPT)], capture_output=True, text=True, env=env)
     assert done.returncode == 2 and workers.ENV_VAR in done.stderr and done.stdout == ""
+
+
+def test_the_heavy_files_run_first_and_all_exist(request):
+    """tests/conftest.py's HEAVY_FILES_FIRST: a renamed or deleted file must leave the list
+    (it would silently stop being scheduled early), and collection puts the list first."""
+    root = Path(request.config.rootpath)
+    # By path: several conftest.py files share the module name "conftest".
+    spec = importlib.util.spec_from_file_location("tests_conftest", root / "tests/conftest.py")
+    conftest = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(conftest)
+    heavy = conftest.HEAVY_FILES_FIRST
+    assert [name for name in heavy if not (root / name).is_file()] == []
+    assert len(set(heavy)) == len(heavy)
+    listed = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:xdist"],
+        capture_output=True,
+        text=True,
+        cwd=root,
+    )
+    files = [line.split("::")[0] for line in listed.stdout.splitlines() if "::" in line]
+    order = list(dict.fromkeys(files))
+    assert order[: len(heavy)] == list(heavy)

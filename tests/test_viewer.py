@@ -219,7 +219,13 @@ def test_watch_records_one_gif_frame_per_step_on_jax(tmp_path, jax_cache):
     pytest.importorskip("hackmatrix.jax_env.serialization")
     from PIL import Image
 
-    _tiny_params(tmp_path / "checkpoints" / "hackmatrix-jax-jan01-26-1" / "params_1.npz")
+    # The tiny trainer's network size, as the freshly trained checkpoint below: the two
+    # watches share one compiled policy.
+    _tiny_params(
+        tmp_path / "checkpoints" / "hackmatrix-jax-jan01-26-1" / "params_1.npz",
+        hidden_dim=32,
+        num_layers=2,
+    )
     gif = tmp_path / "episode.gif"
     result = _watch(
         [
@@ -250,6 +256,18 @@ def test_watch_records_one_gif_frame_per_step_on_jax(tmp_path, jax_cache):
         assert image.n_frames == steps
 
 
+def _purejaxrl_tiny_flags() -> list[str]:
+    """TINY_FLAGS of tests/purejaxrl/conftest.py, read by path (several conftest modules
+    share the name "conftest")."""
+    import importlib.util
+
+    path = REPO / "tests" / "purejaxrl" / "conftest.py"
+    spec = importlib.util.spec_from_file_location("purejaxrl_test_conftest", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return list(module.TINY_FLAGS)
+
+
 @pytest.mark.slow
 def test_watch_a_freshly_trained_checkpoint(tmp_path, jax_cache):
     """Train a tiny run with the real trainer, then record its play."""
@@ -260,19 +278,11 @@ def test_watch_a_freshly_trained_checkpoint(tmp_path, jax_cache):
         [
             sys.executable,
             str(REPO / "python/scripts/train_purejaxrl.py"),
-            "--num-envs",
-            "4",
-            "--num-steps",
-            "8",
+            # The trainer tests' tiny configuration: its compiled chunk is usually in the
+            # shared compilation cache by now, so this run reads it instead of compiling.
+            *_purejaxrl_tiny_flags(),
             "--total-timesteps",
-            "64",
-            "--hidden-dim",
-            "16",
-            "--num-layers",
-            "1",
-            "--no-wandb",
-            "--eval-episodes",
-            "0",
+            "128",
             "--no-episode-gif",  # the checkpoint's own GIF is test_episode_gif.py's
             "--checkpoint-dir",
             str(tmp_path / "checkpoints"),
@@ -308,7 +318,7 @@ def test_watch_a_freshly_trained_checkpoint(tmp_path, jax_cache):
         jax_cache,
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "hidden_dim 16, num_layers 1" in result.stdout
+    assert "hidden_dim 32, num_layers 2" in result.stdout
     steps = _steps_taken(result.stdout)
     with Image.open(gif) as image:
         assert image.n_frames == steps >= 1

@@ -4,8 +4,9 @@ The suite's time is mostly XLA compiling (specs/performance.md, "The test suite'
 and XLA compiles one program on one core, so test files run on parallel workers: one
 worker per usable core, at most MAX_WORKERS. `--dist loadfile` keeps each file on one
 worker, so a module's fixtures (a finished training run, a compiled trainer) are built
-once. The compilation cache directory is shared, so a program one worker compiled is
-read by the other.
+once. `--no-loadscope-reorder` hands the files out in collection order, which
+tests/conftest.py puts heaviest first so the workers finish together. The compilation
+cache directory is shared, so a program one worker compiled is read by the other.
 
 Nothing is added (a serial run) when:
 - HACKMATRIX_TEST_WORKERS is 1 (or the machine has one usable core);
@@ -90,7 +91,7 @@ def xdist_args(
     workers = requested_workers(env, cores)
     if workers < 2 or not have_xdist or caller_decides(pytest_args):
         return []
-    return ["-n", str(workers), "--dist", "loadfile"]
+    return ["-n", str(workers), "--dist", "loadfile", "--no-loadscope-reorder"]
 
 
 def main(argv: Sequence[str]) -> int:

@@ -162,36 +162,40 @@ def test_generation_invariants_over_many_seeds():
     assert np.asarray(states.board.t_active).sum(axis=1).tolist() == [1] * seeds.shape[0]
 
 
+# One jitted batch reset and step, at one batch size, for the two tests below: the step's
+# compile is one of the suite's longest, so they share it.
+BATCHED = 6
+V_RESET = jax.jit(jax.vmap(J.reset_from_seed))
+V_STEP = jax.jit(jax.vmap(J.HackMatrixEnv.step, in_axes=(None, 0, 0, None)))
+
+
 def test_batched_step_compiles_and_runs_under_vmap():
-    keys = jax.random.split(jax.random.PRNGKey(0), 8)
-    obs, states = jax.jit(jax.vmap(J.reset))(keys)
-    assert obs.shape == (8, 1545)
+    obs, states = V_RESET(jnp.arange(BATCHED, dtype=jnp.uint32) + 7)
+    assert obs.shape == (BATCHED, 1545)
     env = J.HackMatrixEnv()
-    actions = jnp.argmax(jax.vmap(env.action_mask)(states), axis=1)
-    out = jax.jit(jax.vmap(env.step, in_axes=(None, 0, 0, None)))(
-        None, states, actions, env.default_params
-    )
-    obs2, states2, reward, done, info = out
-    assert obs2.shape == (8, 1545) and reward.shape == (8,) and done.shape == (8,)
+    actions = jnp.argmax(jax.vmap(env.action_mask)(states), axis=1).astype(jnp.int32)
+    obs2, states2, reward, done, info = V_STEP(None, states, actions, env.default_params)
+    assert obs2.shape == (BATCHED, 1545) and reward.shape == (BATCHED,)
+    assert done.shape == (BATCHED,)
     assert set(info["reward_components"]) == set(J.REWARD_COMPONENT_NAMES)
     assert not bool(jnp.any(info["invalid_action"]))
-    assert np.array_equal(np.asarray(states2.step_index), np.ones(8, np.uint32))
+    assert np.array_equal(np.asarray(states2.step_index), np.ones(BATCHED, np.uint32))
 
 
 def test_batched_steps_match_single_env_steps():
     """The custom batching rules (work only for envs that need it) agree with the unbatched path."""
     from .helpers import STEP
 
-    n = 6
-    _, states = jax.jit(jax.vmap(J.reset_from_seed))(jnp.arange(n, dtype=jnp.uint32) + 100)
-    v_step = jax.jit(jax.vmap(J.step, in_axes=(None, 0, 0)))
+    n = BATCHED
+    _, states = V_RESET(jnp.arange(n, dtype=jnp.uint32) + 100)
+    params = J.HackMatrixEnv().default_params
     rng = np.random.default_rng(1)
     for _ in range(25):
         masks = np.asarray(jax.vmap(J.action_mask)(states))
         actions = np.array(
             [rng.choice(np.nonzero(m)[0]) if m.any() else 0 for m in masks], np.int32
         )
-        _, batched, rewards, _, _ = v_step(None, states, jnp.asarray(actions))
+        _, batched, rewards, _, _ = V_STEP(None, states, jnp.asarray(actions), params)
         for i in range(n):
             single = jax.tree_util.tree_map(lambda x, i=i: x[i], states)
             _, expected, reward, _, _ = STEP(None, single, int(actions[i]))
