@@ -46,7 +46,8 @@ def test_a_fresh_run_gets_a_valid_staged_configuration(dry_train_sh):
     assert config.network == "grid"
     assert (config.ent_coef, config.vf_coef) == (0.05, 0.1)
     assert config.reward_weights  # the siphon priced lighter
-    # The program levers wait for the siphon habit (learning.md §18.3-§20).
+    # The program levers wait for the siphon habit (specs/experiments/18-siphon-fork.md to
+    # 20-staged-default.md).
     assert config.program_bonus > 0
     assert config.program_levers_from_update > 0
 

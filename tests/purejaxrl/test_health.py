@@ -263,7 +263,8 @@ def siphon_series(points):
 
 
 def test_hoarding_warns_before_the_collapse_of_a_real_run():
-    # learning.md §18.3, seed 3 with the program levers from the start, updates 10-120.
+    # specs/experiments/18-siphon-fork.md §18.3, seed 3 with the program levers from the
+    # start, updates 10-120.
     points = [(3.9, 37), (3.7, 37), (4.8, 27), (4.4, 30), (4.9, 30), (6.2, 28), (7.9, 23)]
     points += [(12.1, 16), (20.0, 9), (30.7, 5), (45.0, 3), (55.6, 2), (60.0, 0.5)]
     fired = run(siphon_series(points))

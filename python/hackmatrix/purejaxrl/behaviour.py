@@ -414,7 +414,8 @@ UNDO = PROGRAM_NAMES.index("undo")
 
 def program_uses_without_undo(games: dict) -> np.ndarray:
     """Program actions per game other than UNDO: most program actions of the trained agents
-    are UNDO (learning.md §15.2, §28.3), which says little about playing the programs."""
+    are UNDO (specs/experiments/15-siphon-weight-anneal.md §15.2, 28-siphon-pay-on-use.md
+    §28.3), which says little about playing the programs."""
     return games["program_uses"].sum(1) - games["program_uses"][:, UNDO]
 
 
@@ -518,7 +519,8 @@ def summarize(games: dict, checkpoints: int = 1) -> dict:
         "siphon_empty_share": _share(games["siphons_empty"].sum(), siphons),
         "siphon_points_per_episode": float(games["siphon_points"].sum() / n),
         "siphon_programs_per_episode": float(games["siphon_programs"].sum() / n),
-        # What one siphon drains, against what the board offered (learning.md §21).
+        # What one siphon drains, against what the board offered
+        # (specs/experiments/21-siphon-yield.md).
         "siphon_yield": {
             name: _share(games[f"siphon_{name}"].sum(), siphons)
             for name in (
@@ -529,14 +531,16 @@ def summarize(games: dict, checkpoints: int = 1) -> dict:
                 "blocks_on_board",
             )
         },
-        # A program taken on the step the player dies can never be run (learning.md §17.2).
+        # A program taken on the step the player dies can never be run
+        # (specs/experiments/17-unused-programs.md §17.2).
         "siphon_programs_at_death_per_episode": float(games["siphon_programs_at_death"].sum() / n),
         "data_siphon_pickups_per_episode": float(games["pickups"].sum() / n),
         "kills_per_episode": float(games["kills"].sum() / n),
         "programs_per_episode": float(uses.sum() / n),
         "program_use_rate": float(np.mean(used_a_program)),
         "program_use_rate_without_undo": float(np.mean(program_uses_without_undo(games) > 0)),
-        # Acquisition or use: which one limits program play (learning.md §16.1)?
+        # Acquisition or use: which one limits program play
+        # (specs/experiments/16-acquisition-or-use.md §16.1)?
         "program_gain_rate": float(np.mean(gained_a_program)),
         "program_use_rate_after_gain": _share(
             np.sum(used_a_program & gained_a_program), np.sum(gained_a_program)
@@ -544,8 +548,9 @@ def summarize(games: dict, checkpoints: int = 1) -> dict:
         "program_uses_per_episode": {
             name: float(uses[:, p].sum() / n) for p, name in enumerate(PROGRAM_NAMES)
         },
-        # Why a held program is not run (learning.md §17): the share of steps holding one,
-        # of those the share where one can run, of those the share where one is run.
+        # Why a held program is not run (specs/experiments/17-unused-programs.md): the share
+        # of steps holding one, of those the share where one can run, of those the share where
+        # one is run.
         "program_holding_step_share": _share(
             games["steps_holding_a_program"].sum(), games["length"].sum()
         ),
@@ -626,8 +631,9 @@ def pooled_label(policies: list[Policy]) -> str:
 def evaluate_pooled(env: ModuleType, policies: list[Policy], mode: str, **settings: int) -> Result:
     """Each policy (a run's last few checkpoints) plays the same games; one result of them
     all. Its numbers describe the run around those updates rather than one checkpoint,
-    whose evaluation moves by more than its standard error from save to save (learning.md
-    §28.5); its errors count each game once (training.md §9.8)."""
+    whose evaluation moves by more than its standard error from save to save
+    (specs/experiments/28-siphon-pay-on-use.md §28.5); its errors count each game once
+    (training.md §9.8)."""
     if len(policies) == 1:
         return evaluate_policy(env, policies[0], mode, **settings)
     if any(policy.is_random for policy in policies):
@@ -987,7 +993,8 @@ def training_metrics(summary: dict, seconds: float) -> dict[str, float]:
         for key, name in TRAINING_KEYS.items()
     }
     metrics.update({f"eval/end_{name}_rate": summary["ends"][name] / n for name in ENDS})
-    # Block avoidance (learning.md §21.1): blocks drained and transmissions queued per siphon.
+    # Block avoidance (specs/experiments/21-siphon-yield.md §21.1): blocks drained and
+    # transmissions queued per siphon.
     drained = summary["siphon_yield"]
     if drained["data_blocks"] is None:
         blocks = transmissions = float("nan")

@@ -20,7 +20,8 @@ GROUP_ORDER = ("train", "reward", "actions", "stats", "eval")
 TREND_SHARE = 0.1
 TREND_MAX_CHUNKS = 10
 # Neighbouring checkpoints of one run differ by more than an evaluation's own error
-# (learning.md §28.5), so the summary also averages the last few of the run's evaluations.
+# (specs/experiments/28-siphon-pay-on-use.md §28.5), so the summary also averages the last
+# few of the run's evaluations.
 LATE_EVALS = 3
 LATE_EVAL_ROWS = (
     ("stage", "eval/mean_final_stage", ".2f"),

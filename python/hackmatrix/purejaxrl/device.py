@@ -102,7 +102,8 @@ def cpu_model() -> str:
 
 
 # Where a run's floating point comes from: the same command on another CPU or another
-# JAX release trains a different network (learning.md §24.1).
+# JAX release trains a different network (specs/experiments/24-program-choice-entropy.md
+# §24.1).
 PROVENANCE_PACKAGES = ("jax", "jaxlib", "flax", "optax", "numpy")
 
 

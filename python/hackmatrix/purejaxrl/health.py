@@ -48,8 +48,9 @@ ACTION_USE_RECOVERED_ABOVE = 0.02
 # Siphon hoarding: data siphons carried beside blocks and left unused. A fresh
 # policy has a siphon valid on ~4% of steps and takes it on ~35% of those; every
 # run that later stopped siphoning first showed the valid share rising past 6%
-# while the use fell below 25%, ~50 updates before siphon_collapse (learning.md
-# §18.3); runs that kept siphoning stayed at 1.5-5% valid, or >= 35% use.
+# while the use fell below 25%, ~50 updates before siphon_collapse
+# (specs/experiments/18-siphon-fork.md §18.3); runs that kept siphoning stayed at 1.5-5%
+# valid, or >= 35% use.
 HOARD_VALID_ABOVE = 0.06
 HOARD_USE_BELOW = 0.25
 HOARD_CLEAR_VALID_BELOW = 0.045
@@ -247,12 +248,13 @@ def siphon_hoarding_check() -> Check:
         f"< {HOARD_CLEAR_VALID_BELOW:.1%} of steps, or siphon taken on >= "
         f"{HOARD_CLEAR_USE_ABOVE:.0%} of them (a fresh policy: ~4%, ~35%)",
         "the policy carries data siphons beside blocks without using them, which came before "
-        "every siphon collapse seen (learning.md §18.3): check what outweighs "
+        "every siphon collapse seen (specs/experiments/18-siphon-fork.md): check what outweighs "
         "reward/data_siphon (program levers can wait: --program-levers-from-update), pay a "
-        "data siphon only when it is spent (--siphon-pay-on-use, learning.md §28), raise "
-        "--ent-coef, or resume from a checkpoint before this warning; late in a long run it "
-        "can be a false alarm (learning.md §22): if eval/siphons_per_episode still rises, "
-        "carry on",
+        "data siphon only when it is spent (--siphon-pay-on-use, "
+        "specs/experiments/28-siphon-pay-on-use.md), raise --ent-coef, or resume from a "
+        "checkpoint before this warning; late in a long run it can be a false alarm "
+        "(specs/experiments/22-staged-default-100M.md): if eval/siphons_per_episode still "
+        "rises, carry on",
         assess,
     )
 

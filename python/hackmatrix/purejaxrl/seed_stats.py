@@ -2,10 +2,10 @@
 
 A single run's evaluation has a standard error over games, but a training seed is
 a bigger source of spread: two seeds of one configuration can differ by more than
-their game-level errors (learning.md §28). Given one saved evaluation report per
-seed, this prints every headline number per seed (± its error over games), then
-the mean over the seeds, the seed-to-seed standard deviation, the standard error
-of that mean (sd / sqrt(seeds)) and the range; and, for targets such as
+their game-level errors (specs/experiments/28-siphon-pay-on-use.md). Given one saved
+evaluation report per seed, this prints every headline number per seed (± its error
+over games), then the mean over the seeds, the seed-to-seed standard deviation, the
+standard error of that mean (sd / sqrt(seeds)) and the range; and, for targets such as
 `mean_final_stage>=3`, how many seeds meet each one.
 
 Only numpy; it reads what `eval_stats.load_report` reads.

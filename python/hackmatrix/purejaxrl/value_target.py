@@ -3,7 +3,7 @@
 `raw` (the default): the head predicts the return itself. Returns grow with
 the stage reached (stage rewards 1 to 100, a win 500 + 100 x score), so the
 squared error, and with it the value's share of the shared layers' gradient,
-grows as the agent improves (learning.md §31.0).
+grows as the agent improves (specs/experiments/31-vf-coef-01.md §31.0).
 
 `symlog`: the head predicts symlog(return) = sign(x) ln(1 + |x|) and the
 squared error is taken there; the value V the rollout and GAE use is
