@@ -4,9 +4,10 @@
 Examples:
     JAX_PLATFORMS=cpu python python/scripts/train_purejaxrl.py --num-envs 64 --no-wandb
     python python/scripts/train_purejaxrl.py --total-timesteps 100000000 \\
-        --num-envs 2048 --num-steps 128 --lr 6.25e-5 --ent-coef 0.15
+        --num-envs 2048 --num-steps 128
     python python/scripts/train_purejaxrl.py --resume            # latest run
-See specs/training.md and specs/training-guide.md.
+See specs/training.md and docs/training-guide.md (python/scripts/train.sh adds
+the recommended defaults).
 """
 
 import sys

@@ -1,4 +1,4 @@
-"""Multi-process training on one machine (training-guide.md, "Multi-host").
+"""Multi-process training on one machine (docs/training-guide.md, "Multi-host").
 
 Real processes joined by `jax.distributed` over 127.0.0.1 (gloo collectives
 on CPU), each seeing only its own CPU device, train the tiny config of

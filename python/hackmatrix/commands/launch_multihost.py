@@ -1,4 +1,4 @@
-"""Start N trainer processes on this machine as one multi-host run (training-guide.md).
+"""Start N trainer processes on this machine as one multi-host run (docs/training-guide.md).
 
     hackmatrix-launch-multihost --num-processes 2 -- --num-envs 64 --no-wandb
 

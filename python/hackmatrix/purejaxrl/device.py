@@ -1,6 +1,6 @@
 """Device detection, the persistent compilation cache and multi-host start-up.
 
-Multi-host (training-guide.md "Multi-host"): every process runs the same
+Multi-host (docs/training-guide.md "Multi-host"): every process runs the same
 trainer and sees only its own devices. Arrays that span hosts are placed
 from host values every process holds alike (each process keeps only its own
 devices' slices) and read back with a collective (`to_host`), so every

@@ -1,4 +1,4 @@
-"""PNG dashboards from runs' metrics.jsonl, no W&B needed (training-guide.md §5).
+"""PNG dashboards from runs' metrics.jsonl, no W&B needed (docs/training-guide.md §9).
 
     python -m hackmatrix.purejaxrl.plot RUN_DIR [RUN_DIR ...] [-o out.png]
 
