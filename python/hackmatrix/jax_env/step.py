@@ -174,6 +174,7 @@ def step_state(
 ) -> tuple[EnvState, jax.Array, jax.Array, dict[str, Any]]:
     """Pure step without observation: (state, reward, done, info)."""
     action = jnp.asarray(action, jnp.int32)
+    board_before = state.board
     in_range = (action >= 0) & (action < NUM_ACTIONS)
     valid = in_range & action_mask(state)[jnp.clip(action, 0, NUM_ACTIONS - 1)]
     # The step runs without the history: selects and gathers then never copy it.
@@ -201,5 +202,10 @@ def step_state(
         # positive (rewards.md §4.6; 0 on death, the whole distance on the exit step):
         # for trainers that shape symmetrically (training.md §1.1).
         "exit_distance_delta": jnp.where(valid, distance_delta, 0),
+        # What the step changed in hand, for trainer-side shaping (training.md §1.1): per
+        # program +1 taken, -1 given back (UNDO); data siphons held after minus before.
+        "programs_gained": state.board.owned.astype(jnp.int32)
+        - board_before.owned.astype(jnp.int32),
+        "data_siphons_gained": state.board.data_siphons - board_before.data_siphons,
     }
     return state, reward, done, info
