@@ -172,3 +172,16 @@ def standin_whose_programs_spend():
         return obs, new_state, reward + gain, done, info
 
     return standin_env.variant(action_mask=action_mask, step=step)
+
+
+def shaper_term(
+    flags, names, *, info=None, action=None, components=None, done=None, weights=None, carry=None
+):
+    """The one shaper `flags` turn on (e.g. {"distance_shaping": "potential"}), applied to one
+    hand-made step: returns (term, new carry). `weights` is the f32[15] in force, or None."""
+    from hackmatrix.purejaxrl import config as cfg
+    from hackmatrix.purejaxrl import shaping
+
+    (shaper,) = shaping.build(cfg.TrainConfig(**flags), names)
+    facts = shaping.StepFacts(action, None, components, done, {} if info is None else info)
+    return shaper.term(facts, carry, shaping.Levers(weights, None))

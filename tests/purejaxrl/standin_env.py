@@ -107,6 +107,9 @@ def step(key, state, action, params):
         "hp": jnp.where(done & died, 0, 3).astype(jnp.int32),
         "won": done & won,
         "died": done & died,
+        # The hand never changes here: no programs, no data siphons.
+        "programs_gained": jnp.zeros(23, jnp.int32),
+        "data_siphons_gained": jnp.int32(0),
     }
     return _observe(new_state), new_state, reward, done, info
 

@@ -9,11 +9,12 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 import standin_env
-from conftest import first_rollout, rollout_config
+from conftest import first_rollout, rollout_config, shaper_term
 
 from hackmatrix.purejaxrl import config as cfg
+from hackmatrix.purejaxrl import shaping
 from hackmatrix.purejaxrl.metrics import aggregate_chunk
-from hackmatrix.purejaxrl.train import make_retreat_charge, make_train
+from hackmatrix.purejaxrl.train import make_train
 
 NAMES = tuple(standin_env.REWARD_COMPONENT_NAMES)
 UP, DOWN = 0, 1  # "up" raises the row (game-rules.md §4)
@@ -24,7 +25,7 @@ UP, DOWN = 0, 1  # "up" raises the row (game-rules.md §4)
 def test_flag_parses_defaults_to_canonical_and_refuses_others(capsys):
     parse = cfg.build_parser().parse_args
     assert cfg.config_from_args(parse([])).distance_shaping == "canonical"
-    assert make_retreat_charge("canonical", NAMES) is None
+    assert shaping.build(cfg.TrainConfig(distance_shaping="canonical"), NAMES) == ()
     config = cfg.config_from_args(parse(["--distance-shaping", "potential"]))
     assert config.distance_shaping == "potential"
     with pytest.raises(SystemExit):
@@ -56,7 +57,11 @@ def test_a_step_away_and_back_reads_minus_one_then_plus_one(engine):
         shaping.append(float(info["reward_components"]["distance_shaping"]))
     assert deltas == [-1, 1, 1]
     assert shaping == pytest.approx([0.0, 0.05, 0.05])  # the canonical term: the loop pays
-    charge = jax.jit(make_retreat_charge("potential", tuple(jax_env.REWARD_COMPONENT_NAMES)))
+    names = tuple(jax_env.REWARD_COMPONENT_NAMES)
+
+    def charge(info, weights):
+        return shaper_term({"distance_shaping": "potential"}, names, info=info, weights=weights)[0]
+
     charged = [float(charge(info, None)) for info in infos]
     assert charged == pytest.approx([-0.05, 0.0, 0.0])  # with it the round trip nets 0
     weights = np.ones(len(jax_env.REWARD_COMPONENT_NAMES), np.float32)
@@ -72,9 +77,8 @@ def test_a_rejected_action_reads_zero(engine):
 
 
 def test_a_game_module_without_the_delta_gets_a_clear_error():
-    charge = make_retreat_charge("potential", NAMES)
     with pytest.raises(ValueError, match="exit_distance_delta"):
-        charge({"stage": 1}, None)
+        shaper_term({"distance_shaping": "potential"}, NAMES, info={"stage": 1})
 
 
 # ------------------------------------------------------------------ the trainer
@@ -102,7 +106,7 @@ def test_trained_reward_is_the_env_reward_plus_the_retreat_charge():
     traj, metrics = first_rollout(trainer, jax.random.PRNGKey(1))
     traj = jax.device_get(traj)
     expected = np.where(traj.action == 1, 0.0, -0.05).astype(np.float32)
-    np.testing.assert_array_equal(traj.distance_retreat, expected)
+    np.testing.assert_array_equal(traj.shaping_terms["distance_retreat"], expected)
     np.testing.assert_allclose(traj.reward, traj.env_reward + expected, atol=1e-6)
     assert 0 < np.sum(traj.action == 1) < traj.action.size  # both signs were exercised
     metrics = aggregate_chunk(

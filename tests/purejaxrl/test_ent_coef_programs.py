@@ -155,8 +155,10 @@ def spending_trainer(ent_coef_programs):
 
 def first_update(trainer, program_levers=None):
     runner = trainer.init(jax.random.PRNGKey(3))
-    extra = {} if program_levers is None else {"program_levers": np.float32(program_levers)}
-    runner, per_update = trainer.train_chunk(runner, 1, **extra)
+    inputs = {}
+    if program_levers is not None:  # one row: the chunk of this config has 1 update
+        inputs["program_levers"] = np.asarray([program_levers], np.float32)
+    runner, per_update = trainer.train_chunk(runner, 1, inputs)
     params = jax.tree_util.tree_leaves(jax.device_get(runner.train_state.params))
     return aggregate_chunk(jax.device_get(per_update), 1), params
 
@@ -201,4 +203,5 @@ def test_a_resume_keeps_the_coefficient_and_its_delay(tmp_path, capsys):
     assert "continuing the checkpoint's ent_coef_programs=0.25" in capsys.readouterr().out
     stored = stored_config(tmp_path / "held" / "final_params.npz")
     assert (stored["ent_coef_programs"], stored["program_levers_from_update"]) == (0.25, 3)
-    assert [r["train/program_levers"] for r in records if "train/total_loss" in r][-1] == 1.0
+    # The resumed chunk holds updates 2 (held back) and 3 (on): half its updates are on.
+    assert [r["train/program_levers"] for r in records if "train/total_loss" in r][-1] == 0.5

@@ -9,12 +9,19 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 import standin_env
-from conftest import components_with, first_rollout, rollout_config, standin_whose_programs_spend
+from conftest import (
+    components_with,
+    first_rollout,
+    rollout_config,
+    shaper_term,
+    standin_whose_programs_spend,
+)
 
 from hackmatrix.names import FIRST_PROGRAM_ACTION, Program
 from hackmatrix.purejaxrl import config as cfg
+from hackmatrix.purejaxrl import shaping
 from hackmatrix.purejaxrl.metrics import aggregate_chunk
-from hackmatrix.purejaxrl.train import make_spending_refund, make_train
+from hackmatrix.purejaxrl.train import make_train
 
 NAMES = tuple(standin_env.REWARD_COMPONENT_NAMES)
 GAIN = NAMES.index("resource_gain")
@@ -27,11 +34,20 @@ def test_flag_parses_and_defaults_off():
     parse = cfg.build_parser().parse_args
     assert cfg.config_from_args(parse([])).free_program_spending is False
     assert cfg.config_from_args(parse(["--free-program-spending"])).free_program_spending is True
-    assert make_spending_refund(False, NAMES) is None
+    assert shaping.build(cfg.TrainConfig(free_program_spending=False), NAMES) == ()
+
+
+def refund(actions, components, weights):
+    return shaper_term(
+        {"free_program_spending": True},
+        NAMES,
+        action=actions,
+        components=components,
+        weights=weights,
+    )[0]
 
 
 def test_programs_spend_for_free_and_undo_gives_nothing_back():
-    refund = make_spending_refund(True, NAMES)
     # move, siphon gain, program spend, program gain, UNDO of a spend, UNDO of a gain
     actions = jnp.array([0, SIPHON, PROGRAM, PROGRAM + 1, UNDO, UNDO])
     gains = [0.10, 0.20, -0.25, 0.20, 0.25, -0.20]
@@ -48,8 +64,6 @@ def test_programs_spend_for_free_and_undo_gives_nothing_back():
 
 
 def test_no_loop_of_program_siphon_and_undo_earns_resources():
-    refund = make_spending_refund(True, NAMES)
-
     def trained_gain(actions, gains):
         comps = components_with("resource_gain", gains)
         return float(jnp.sum(comps[:, GAIN] + refund(jnp.array(actions), comps, None)))
@@ -80,8 +94,10 @@ def test_the_rollout_trains_on_the_refunded_reward(rollout):
     assert (
         (traj.action == UNDO).any() and (traj.action == PROGRAM).any() and (traj.action < 4).any()
     )
-    np.testing.assert_allclose(traj.spending_refund, expected, atol=1e-6)
-    np.testing.assert_allclose(traj.reward, traj.env_reward + traj.spending_refund, atol=1e-6)
+    np.testing.assert_allclose(traj.shaping_terms["spending_refund"], expected, atol=1e-6)
+    np.testing.assert_allclose(
+        traj.reward, traj.env_reward + traj.shaping_terms["spending_refund"], atol=1e-6
+    )
     # The env's own reward keeps the charge: the canonical return is untouched.
     np.testing.assert_allclose(traj.components[..., GAIN] < 0, traj.action == PROGRAM)
 
@@ -89,7 +105,9 @@ def test_the_rollout_trains_on_the_refunded_reward(rollout):
 def test_the_refund_is_logged_beside_the_canonical_reward(rollout):
     traj, metrics = rollout
     point = aggregate_chunk(jax.tree_util.tree_map(lambda x: np.asarray(x)[None], metrics), 1)
-    assert point["train/spending_refund"] == pytest.approx(traj.spending_refund.mean(), abs=1e-6)
+    assert point["train/spending_refund"] == pytest.approx(
+        traj.shaping_terms["spending_refund"].mean(), abs=1e-6
+    )
     assert point["train/mean_reward"] == pytest.approx(traj.env_reward.mean(), abs=1e-6)
     assert point["train/weighted_mean_reward"] == pytest.approx(traj.reward.mean(), abs=1e-6)
 
@@ -97,5 +115,5 @@ def test_the_refund_is_logged_beside_the_canonical_reward(rollout):
 def test_without_the_flag_nothing_is_refunded():
     trainer = make_train(rollout_config(num_steps=8), standin_whose_programs_spend())
     traj, metrics = jax.device_get(first_rollout(trainer, jax.random.PRNGKey(2)))
-    assert traj.spending_refund is None and traj.env_reward is None
+    assert traj.shaping_terms == {} and traj.env_reward is None
     assert "train/spending_refund" not in metrics

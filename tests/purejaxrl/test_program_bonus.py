@@ -11,8 +11,26 @@ from hackmatrix.names import Program
 from hackmatrix.purejaxrl import config as cfg
 from hackmatrix.purejaxrl.cli import inherit_rewards_from_checkpoint
 from hackmatrix.purejaxrl.metrics import aggregate_chunk
-from hackmatrix.purejaxrl.network import OBS_SIZE, PLAYER_SIZE
-from hackmatrix.purejaxrl.train import make_program_bonus, make_train, owned_program_count
+from hackmatrix.purejaxrl.network import OBS_SIZE, PLAYER_SIZE, PROGRAMS_SIZE
+from hackmatrix.purejaxrl.shaping import program_bonus
+from hackmatrix.purejaxrl.shaping.program_bonus import bonus_term
+from hackmatrix.purejaxrl.train import make_train
+
+
+def owned_program_count(obs):
+    """Programs in hand, read from the flat observation's 0/1 program vector."""
+    return obs[..., PLAYER_SIZE : PLAYER_SIZE + PROGRAMS_SIZE].sum(axis=-1)
+
+
+def facts_between(before, after, died=None):
+    """The engine's info for steps from observations `before` to `after` (the programs in
+    hand each shows), as a game module reports it."""
+    owned = slice(PLAYER_SIZE, PLAYER_SIZE + PROGRAMS_SIZE)
+    info = {"programs_gained": (after[..., owned] - before[..., owned]).astype(jnp.int32)}
+    if died is not None:
+        info["died"] = died
+    return info
+
 
 # ------------------------------------------------------------------- the flag
 
@@ -21,7 +39,7 @@ def test_flag_parses_and_defaults_to_off():
     parser = cfg.build_parser()
     assert cfg.config_from_args(parser.parse_args([])).program_bonus == 0.0
     assert cfg.config_from_args(parser.parse_args(["--program-bonus", "0.5"])).program_bonus == 0.5
-    assert make_program_bonus(0.0) is None
+    assert program_bonus.make(cfg.TrainConfig(), ()) is None
 
 
 @pytest.mark.parametrize("value", ["nan", "inf", "-inf"])
@@ -64,23 +82,24 @@ def observations_of_a_siphon_taken_back(engine, block):
             "blocks": [block],
         }
     )
-    states = [start]
+    states, infos = [start], []
     for action in (wait, 4, undo, undo):
-        _, state, _, _, _ = step(None, states[-1], action)
+        _, state, _, _, info = step(None, states[-1], action)
         states.append(state)
-    return [observe(s) for s in states]
+        infos.append(info)
+    return [observe(s) for s in states], infos
 
 
-def bonus_per_step(bonus, obs):
+def bonus_per_step(bonus, infos):
     paid = jax.jit(bonus)
-    return [float(paid(before, after)) for before, after in zip(obs, obs[1:])]
+    return [float(paid(info)) for info in infos]
 
 
 def test_a_siphoned_program_pays_the_bonus_and_undo_takes_it_back(engine):
     show = {"row": 1, "col": 2, "type": "program", "programType": "show", "spawnCount": 0}
-    obs = observations_of_a_siphon_taken_back(engine, show)
+    obs, infos = observations_of_a_siphon_taken_back(engine, show)
     assert [float(owned_program_count(o)) for o in obs] == [2.0, 2.0, 3.0, 3.0, 2.0]
-    paid = bonus_per_step(make_program_bonus(0.75), obs)
+    paid = bonus_per_step(bonus_term(0.75), infos)
     assert paid == [0.0, 0.75, 0.0, -0.75]  # the pick-up cannot be farmed through UNDO
 
 
@@ -98,7 +117,10 @@ def standin_owning_program_0(owns):
         return with_program(obs, state, False), state
 
     def step(key, state, action, params):
+        held = owns(state, False).astype(jnp.int32)
         obs, state, reward, done, info = standin_env.step(key, state, action, params)
+        gained = owns(state, info["died"]).astype(jnp.int32) - held
+        info = {**info, "programs_gained": info["programs_gained"].at[0].set(gained)}
         return with_program(obs, state, info["died"]), state, reward, done, info
 
     return standin_env.variant(reset=reset, step=step)
@@ -122,13 +144,19 @@ def rollout_and_metrics():
 
 def test_trained_reward_is_the_env_reward_plus_the_bonus(rollout_and_metrics):
     traj, _ = rollout_and_metrics
-    np.testing.assert_array_equal(traj.reward, traj.env_reward + traj.program_bonus)
+    np.testing.assert_array_equal(
+        traj.reward, traj.env_reward + traj.shaping_terms["program_bonus"]
+    )
     owned = traj.obs[..., 10]
     # Within an episode the next step's observation is the one the bonus read.
     within = ~traj.done[:-1]
     expected = 0.5 * (owned[1:] - owned[:-1])
-    np.testing.assert_array_equal(traj.program_bonus[:-1][within], expected[within])
-    assert np.any(traj.program_bonus > 0) and np.any(traj.program_bonus < 0)
+    np.testing.assert_array_equal(
+        traj.shaping_terms["program_bonus"][:-1][within], expected[within]
+    )
+    assert np.any(traj.shaping_terms["program_bonus"] > 0) and np.any(
+        traj.shaping_terms["program_bonus"] < 0
+    )
 
 
 def test_trainer_logs_the_bonus_beside_the_canonical_reward(rollout_and_metrics):
@@ -167,8 +195,8 @@ def test_a_program_taken_as_the_player_dies_pays_nothing_when_withheld():
     obs = jnp.zeros((4, OBS_SIZE)).at[1:, 10].set(1.0).at[3, 11].set(1.0)
     before, after = obs[jnp.array([0, 0, 1, 3])], obs[jnp.array([1, 1, 3, 1])]
     died = jnp.array([False, True, True, True])  # gain, gain at death, gain at death, loss
-    paid = make_program_bonus(0.5)(before, after, died)
-    withheld = make_program_bonus(0.5, "withhold")(before, after, died)
+    paid = bonus_term(0.5)(facts_between(before, after, died))
+    withheld = bonus_term(0.5, "withhold")(facts_between(before, after, died))
     np.testing.assert_allclose(paid, [0.5, 0.5, 0.5, -0.5])
     np.testing.assert_allclose(withheld, [0.5, 0.0, 0.0, -0.5])  # a loss is still charged
 
@@ -188,13 +216,16 @@ def test_the_trainer_withholds_the_bonus_on_death_steps_only():
     pay, withhold = rollouts["pay"], rollouts["withhold"]
     np.testing.assert_array_equal(pay.action, withhold.action)  # same game, same policy
     # A stage exit takes the program away (row 0), so a fresh one on an ending step is a death.
-    gained_at_death = pay.done & (pay.program_bonus > 0)
+    gained_at_death = pay.done & (pay.shaping_terms["program_bonus"] > 0)
     assert gained_at_death.any(), "some player should die holding a fresh program"
-    np.testing.assert_array_equal(withhold.program_bonus[gained_at_death], 0.0)
+    np.testing.assert_array_equal(withhold.shaping_terms["program_bonus"][gained_at_death], 0.0)
     np.testing.assert_array_equal(
-        withhold.program_bonus[~gained_at_death], pay.program_bonus[~gained_at_death]
+        withhold.shaping_terms["program_bonus"][~gained_at_death],
+        pay.shaping_terms["program_bonus"][~gained_at_death],
     )
-    np.testing.assert_array_equal(withhold.reward, withhold.env_reward + withhold.program_bonus)
+    np.testing.assert_array_equal(
+        withhold.reward, withhold.env_reward + withhold.shaping_terms["program_bonus"]
+    )
 
 
 # ------------------------------------------------- --program-bonus-scale
@@ -235,16 +266,16 @@ def test_spawn_cost_scale_pays_each_program_its_blocks_transmissions():
         .at[2, jnp.array([wait, atk])]
         .set(1.0)
     )
-    flat = make_program_bonus(0.5)(before, after)
-    scaled = make_program_bonus(0.5, scale="spawn-cost")(before, after)
+    flat = bonus_term(0.5)(facts_between(before, after))
+    scaled = bonus_term(0.5, scale="spawn-cost")(facts_between(before, after))
     np.testing.assert_allclose(flat, [0.5, 0.5, 1.0, -0.5])
     np.testing.assert_allclose(scaled, [2.0, 0.5, 4.5, -2.0])  # a loss takes its size back
 
 
 def test_spawn_cost_scale_on_the_real_game_undo_takes_it_back(engine):
     crash = {"row": 2, "col": 3, "type": "program", "programType": "crash", "spawnCount": 6}
-    obs = observations_of_a_siphon_taken_back(engine, crash)
-    paid = bonus_per_step(make_program_bonus(0.5, scale="spawn-cost"), obs)
+    _, infos = observations_of_a_siphon_taken_back(engine, crash)
+    paid = bonus_per_step(bonus_term(0.5, scale="spawn-cost"), infos)
     assert paid == [0.0, 3.0, 0.0, -3.0]  # 0.5 x CRASH's 6 transmissions, and back
 
 
@@ -255,12 +286,16 @@ def test_the_trainer_pays_the_scaled_bonus():
         make_train(config, standin_with_a_program_in_the_lower_half()), jax.random.PRNGKey(3)
     )
     traj = jax.device_get(traj)
-    np.testing.assert_array_equal(traj.reward, traj.env_reward + traj.program_bonus)
+    np.testing.assert_array_equal(
+        traj.reward, traj.env_reward + traj.shaping_terms["program_bonus"]
+    )
     owned = traj.obs[..., PLAYER_SIZE]
     within = ~traj.done[:-1]
     expected = 2.0 * (owned[1:] - owned[:-1])
-    np.testing.assert_array_equal(traj.program_bonus[:-1][within], expected[within])
-    assert np.any(traj.program_bonus == 2.0)
+    np.testing.assert_array_equal(
+        traj.shaping_terms["program_bonus"][:-1][within], expected[within]
+    )
+    assert np.any(traj.shaping_terms["program_bonus"] == 2.0)
 
 
 def test_a_resume_keeps_the_checkpoints_scale_unless_flagged():

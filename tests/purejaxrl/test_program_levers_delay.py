@@ -2,7 +2,7 @@
 bonus and free program spending pay nothing before update N.
 
 The switch, its checks, the rollout with the levers off and on, and a real run whose
-chunks end where the levers come in.
+levers come in on their own update, inside a chunk.
 """
 
 import jax
@@ -96,7 +96,7 @@ def rollouts():
     config = rollout_config(num_steps=64, free_program_spending=True, program_use_bonus=0.5)
     trainer = make_train(config, standin_whose_programs_spend())
     runner = trainer.init(jax.random.PRNGKey(2))
-    run = jax.jit(lambda r, levers: trainer.phases["rollout"](r, program_levers=levers)[1])
+    run = jax.jit(lambda r, levers: trainer.phases["rollout"](r, {"program_levers": levers})[1])
     default = jax.jit(lambda r: trainer.phases["rollout"](r)[1])(runner)
     off, on = (jax.device_get(run(runner, jnp.float32(v))) for v in (0.0, 1.0))
     return jax.device_get(default), off, on
@@ -106,15 +106,21 @@ def test_levers_off_train_on_the_env_reward(rollouts):
     default, off, _ = rollouts
     # The same game is played: only what PPO is paid changes.
     np.testing.assert_array_equal(off.action, default.action)
-    assert np.any(default.spending_refund != 0) and np.any(default.program_use_bonus != 0)
-    assert not np.any(off.spending_refund) and not np.any(off.program_use_bonus)
+    assert np.any(default.shaping_terms["spending_refund"] != 0) and np.any(
+        default.shaping_terms["program_use_bonus"] != 0
+    )
+    assert not np.any(off.shaping_terms["spending_refund"]) and not np.any(
+        off.shaping_terms["program_use_bonus"]
+    )
     np.testing.assert_array_equal(off.reward, off.env_reward)
 
 
 def test_levers_on_are_the_levers_without_the_switch(rollouts):
     default, _, on = rollouts
-    for name in ("action", "reward", "spending_refund", "program_use_bonus"):
+    for name in ("action", "reward"):
         np.testing.assert_array_equal(getattr(on, name), getattr(default, name))
+    for name in ("spending_refund", "program_use_bonus"):
+        np.testing.assert_array_equal(on.shaping_terms[name], default.shaping_terms[name])
 
 
 # ------------------------------------------------------------------ a real run
@@ -131,9 +137,10 @@ def test_a_run_switches_the_levers_on_at_their_update(tmp_path, capsys):
     )
     assert "program_levers_from" in capsys.readouterr().out
     chunks = [r for r in records if "train/total_loss" in r]
-    # Chunks of 2 updates, cut at update 3: they end at 2, 3, 5, 7, 8.
-    assert [r["update"] for r in chunks] == [2, 3, 5, 7, 8]
-    assert [r["train/program_levers"] for r in chunks] == [0.0, 0.0, 1.0, 1.0, 1.0]
+    # Chunks of 2 updates are not cut where the levers come in: the chunk of updates 2-3
+    # switches them on at update 3 (logged as the share of its updates with them on).
+    assert [r["update"] for r in chunks] == [2, 4, 6, 8]
+    assert [r["train/program_levers"] for r in chunks] == [0.0, 0.5, 1.0, 1.0]
     stored = stored_config(tmp_path / "delayed" / "final_params.npz")
     assert stored["program_levers_from_update"] == 3
 

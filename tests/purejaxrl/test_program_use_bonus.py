@@ -50,7 +50,9 @@ def trained():
 
 def test_the_bonus_is_paid_once_per_episode_at_its_first_program(trained):
     _, _, traj, _ = trained
-    np.testing.assert_allclose(traj.reward, traj.env_reward + traj.program_use_bonus, atol=1e-6)
+    np.testing.assert_allclose(
+        traj.reward, traj.env_reward + traj.shaping_terms["program_use_bonus"], atol=1e-6
+    )
     ran = traj.action >= PROGRAM
     assert ran.any() and (~ran).any()
     paid_somewhere_twice = False
@@ -59,7 +61,10 @@ def test_the_bonus_is_paid_once_per_episode_at_its_first_program(trained):
         for t in range(traj.action.shape[0]):
             expected = BONUS if ran[t, env] and not used else 0.0
             paid_somewhere_twice |= ran[t, env] and used
-            assert traj.program_use_bonus[t, env] == pytest.approx(expected), (t, env)
+            assert traj.shaping_terms["program_use_bonus"][t, env] == pytest.approx(expected), (
+                t,
+                env,
+            )
             used = (used or ran[t, env]) and not traj.done[t, env]
     assert paid_somewhere_twice  # later programs of an episode were run and not paid
 
@@ -67,7 +72,9 @@ def test_the_bonus_is_paid_once_per_episode_at_its_first_program(trained):
 def test_the_bonus_is_logged_beside_the_canonical_reward(trained):
     _, _, traj, metrics = trained
     point = aggregate_chunk(jax.tree_util.tree_map(lambda x: np.asarray(x)[None], metrics), 1)
-    assert point["train/program_use_bonus"] == pytest.approx(traj.program_use_bonus.mean())
+    assert point["train/program_use_bonus"] == pytest.approx(
+        traj.shaping_terms["program_use_bonus"].mean()
+    )
     assert point["train/mean_reward"] == pytest.approx(traj.env_reward.mean(), abs=1e-6)
     assert point["train/weighted_mean_reward"] == pytest.approx(
         point["train/mean_reward"] + point["train/program_use_bonus"], abs=1e-6
@@ -77,16 +84,16 @@ def test_the_bonus_is_logged_beside_the_canonical_reward(trained):
 def test_a_resume_keeps_which_episodes_were_paid(trained, tmp_path):
     trainer, runner, _, _ = trained
     used = jnp.arange(8) % 3 == 0
-    runner = runner._replace(program_used=used)
+    runner = runner._replace(shaping_carry={"program_use_bonus": used})
     pkl, _ = save_checkpoint(
         tmp_path, 1, runner, {}, metrics={}, metrics_history=[], last_logged_step=0
     )
     fresh = trainer.init(jax.random.PRNGKey(9))
     restored, with_env = restore_runner(pkl, load_checkpoint(pkl), jax.device_get(fresh))
     assert with_env
-    np.testing.assert_array_equal(restored.program_used, np.asarray(used))
+    np.testing.assert_array_equal(restored.shaping_carry["program_use_bonus"], np.asarray(used))
 
 
 def test_without_the_flag_there_is_no_flag_state():
     trainer = make_train(rollout_config(num_steps=64), standin_env)
-    assert trainer.init(jax.random.PRNGKey(0)).program_used is None
+    assert trainer.init(jax.random.PRNGKey(0)).shaping_carry == {}

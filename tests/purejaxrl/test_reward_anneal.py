@@ -130,8 +130,8 @@ def first_update(vector):
     config.log_interval, config.hidden_dim = 1, 32
     trainer = make_train(config, standin_env)
     runner = trainer.init(jax.random.PRNGKey(3))
-    extra = {} if vector is None else {"reward_vector": vector}
-    _, per_update = trainer.train_chunk(runner, 1, **extra)
+    inputs = {} if vector is None else {"weights": np.asarray(vector)[None]}  # 1 update
+    _, per_update = trainer.train_chunk(runner, 1, inputs)
     return aggregate_chunk(jax.device_get(per_update), 1)
 
 
@@ -170,7 +170,8 @@ def test_a_run_logs_the_progress_of_the_schedule(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "reward_weights_anneal" in out and "step_penalty=0.5" in out
     progress = [r["train/reward_weights_progress"] for r in records if "train/total_loss" in r]
-    # 8 updates in chunks of 2; canonical from update 4: chunks start at 0, 2, 4, 6.
-    assert progress == [0.0, 0.5, 1.0, 1.0]
+    # 8 updates in chunks of 2, canonical from update 4: each update moves a quarter of the
+    # way (0, 0.25, ..., 1), each chunk logs the mean of its two.
+    assert progress == [0.125, 0.625, 1.0, 1.0]
     stored = stored_config(tmp_path / "anneal" / "final_params.npz")
     assert stored["reward_weights_final"] == {"step_penalty": 0.5}

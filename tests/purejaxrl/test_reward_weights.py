@@ -10,8 +10,10 @@ import pytest
 import standin_env
 
 from hackmatrix.purejaxrl import config as cfg
+from hackmatrix.purejaxrl import shaping
 from hackmatrix.purejaxrl.metrics import aggregate_chunk
-from hackmatrix.purejaxrl.train import make_reward_weighting, make_train
+from hackmatrix.purejaxrl.shaping.weights import weighted_sum
+from hackmatrix.purejaxrl.train import make_train, reward_weight_vector
 
 WEIGHTS = {"step_penalty": 0.0, "kills": 2.0, "distance_shaping": 0.5, "death_penalty": -1.5}
 
@@ -62,7 +64,7 @@ def test_unknown_names_are_listed_with_the_valid_ones(game_module):
     assert all(name in message for name in names)
     cfg.check_reward_weight_names(None, names)
     with pytest.raises(ValueError, match="valid names"):
-        make_reward_weighting({"bogus": 1.0}, names)
+        shaping.build(cfg.TrainConfig(reward_weights={"bogus": 1.0}), names)
 
 
 def test_cli_refuses_unknown_names_before_creating_a_run(tmp_path, capsys):
@@ -118,8 +120,8 @@ def random_rollout(env, steps=40, num_envs=16, seed=0):
 def test_weighted_reward_is_the_stated_sum_exactly(game_module):
     reward, comps = random_rollout(game_module)
     names = game_module.REWARD_COMPONENT_NAMES
-    weigh = make_reward_weighting(WEIGHTS, tuple(names))
-    got = np.asarray(jax.jit(weigh)(comps))
+    vector = reward_weight_vector(WEIGHTS, tuple(names))
+    got = np.asarray(jax.jit(weighted_sum)(comps, vector))
     expected = np.zeros(reward.shape, np.float32)
     for i, name in enumerate(names):  # left to right in canonical order, float32
         expected = expected + np.float32(WEIGHTS.get(name, 1.0)) * comps[..., i]
@@ -129,12 +131,14 @@ def test_weighted_reward_is_the_stated_sum_exactly(game_module):
     assert np.any(comps[..., names.index("distance_shaping")] != 0)
     assert not np.array_equal(got, reward)
     # all weights 1 gives back the env's own total
-    ones = make_reward_weighting({"kills": 1.0}, tuple(names))
-    np.testing.assert_allclose(np.asarray(jax.jit(ones)(comps)), reward, rtol=0, atol=1e-6)
+    ones = reward_weight_vector({"kills": 1.0}, tuple(names))
+    np.testing.assert_allclose(
+        np.asarray(jax.jit(weighted_sum)(comps, ones)), reward, rtol=0, atol=1e-6
+    )
 
 
 def test_no_weights_means_no_recomputation():
-    assert make_reward_weighting(None, ("step_penalty",)) is None
+    assert shaping.build(cfg.TrainConfig(reward_weights=None), ("step_penalty",)) == ()
 
 
 # ------------------------------------------------------------------ the trainer

@@ -10,18 +10,16 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 import standin_env
-from conftest import components_with, first_rollout, rollout_config, standin_run
+from conftest import components_with, first_rollout, rollout_config, shaper_term, standin_run
 
 from hackmatrix.names import (
     FIRST_PROGRAM_ACTION,
-    OBS_SIZE,
-    PLAYER_SIPHONS_FEATURE,
-    PLAYER_SIPHONS_SCALE,
     SIPHON_ACTION,
     Program,
 )
 from hackmatrix.purejaxrl import config as cfg
-from hackmatrix.purejaxrl.train import make_siphon_pay_on_use, make_train
+from hackmatrix.purejaxrl import shaping
+from hackmatrix.purejaxrl.train import make_train
 
 NAMES = tuple(standin_env.REWARD_COMPONENT_NAMES)
 PICKUP = NAMES.index("data_siphon")
@@ -29,13 +27,18 @@ UNDO = FIRST_PROGRAM_ACTION + Program.UNDO
 UP, WAIT = 0, FIRST_PROGRAM_ACTION + Program.WAIT
 
 
-def obs_holding(counts):
-    """Flat observations whose only content is the data siphons held (observation.md §4)."""
-    obs = np.zeros((len(counts), OBS_SIZE), np.float32)
-    obs[:, PLAYER_SIPHONS_FEATURE] = np.minimum(
-        np.asarray(counts, np.float32) / PLAYER_SIPHONS_SCALE, 1.0
-    )
-    return jnp.asarray(obs)
+def move(actions, components, held_before, held_after, weights):
+    """The shaper's term for steps whose data siphons held go from `held_before` to
+    `held_after` (the engine reports the change as info["data_siphons_gained"])."""
+    gained = jnp.asarray(held_after, jnp.int32) - jnp.asarray(held_before, jnp.int32)
+    return shaper_term(
+        {"siphon_pay_on_use": True},
+        NAMES,
+        action=actions,
+        components=components,
+        info={"data_siphons_gained": gained},
+        weights=weights,
+    )[0]
 
 
 def pickups(flags):
@@ -46,15 +49,14 @@ def test_flag_parses_and_defaults_off():
     parse = cfg.build_parser().parse_args
     assert cfg.config_from_args(parse([])).siphon_pay_on_use is False
     assert cfg.config_from_args(parse(["--siphon-pay-on-use"])).siphon_pay_on_use is True
-    assert make_siphon_pay_on_use(False, NAMES) is None
+    assert shaping.build(cfg.TrainConfig(siphon_pay_on_use=False), NAMES) == ()
 
 
 def test_the_pay_moves_from_the_pickup_to_the_siphon():
-    move = make_siphon_pay_on_use(True, NAMES)
     # pickup move, plain move, siphon, UNDO of a siphon (1 back), UNDO of a pickup, a program
     actions = jnp.array([UP, UP, SIPHON_ACTION, UNDO, UNDO, WAIT])
-    before = obs_holding([0, 1, 2, 1, 1, 1])
-    after = obs_holding([1, 1, 1, 2, 0, 1])
+    before = [0, 1, 2, 1, 1, 1]
+    after = [1, 1, 1, 2, 0, 1]
     got = move(actions, pickups([1, 0, 0, 0, 0, 0]), before, after, None)
     np.testing.assert_allclose(got, [-1.0, 0.0, 1.0, -1.0, 0.0, 0.0], atol=1e-6)
     # Scaled by the data_siphon weight, fixed or annealed.
@@ -65,12 +67,10 @@ def test_the_pay_moves_from_the_pickup_to_the_siphon():
 
 
 def test_no_loop_earns_and_a_spent_siphon_earns_what_a_pickup_did():
-    move = make_siphon_pay_on_use(True, NAMES)
-
     def trained(actions, held, picked):
         """data_siphon as canonically paid plus the move, summed over the steps."""
         comps = pickups(picked)
-        moved = move(jnp.array(actions), comps, obs_holding(held[:-1]), obs_holding(held[1:]), None)
+        moved = move(jnp.array(actions), comps, held[:-1], held[1:], None)
         return float(jnp.sum(comps[:, PICKUP] + moved))
 
     # Siphon then UNDO (the siphon comes back), twice: nothing earned.
@@ -112,17 +112,19 @@ def test_the_rollout_trains_on_the_moved_pay(rollout):
     siphoned = (traj.action == SIPHON_ACTION).astype(np.float32)
     assert picked.any() and siphoned.any()
     # The stand-in's observation holds no siphon count and offers no UNDO: nothing given back.
-    np.testing.assert_allclose(traj.siphon_pay_moved, siphoned - picked, atol=1e-6)
-    np.testing.assert_allclose(traj.reward, traj.env_reward + traj.siphon_pay_moved, atol=1e-6)
+    np.testing.assert_allclose(traj.shaping_terms["siphon_pay_moved"], siphoned - picked, atol=1e-6)
+    np.testing.assert_allclose(
+        traj.reward, traj.env_reward + traj.shaping_terms["siphon_pay_moved"], atol=1e-6
+    )
     assert float(metrics["train/siphon_pay_moved"]) == pytest.approx(
-        traj.siphon_pay_moved.mean(), abs=1e-6
+        traj.shaping_terms["siphon_pay_moved"].mean(), abs=1e-6
     )
 
 
 def test_without_the_flag_nothing_moves():
     trainer = make_train(rollout_config(num_steps=8), standin_with_siphons())
     traj, metrics = jax.device_get(first_rollout(trainer, jax.random.PRNGKey(4)))
-    assert traj.siphon_pay_moved is None and traj.env_reward is None
+    assert traj.shaping_terms == {} and traj.env_reward is None
     assert "train/siphon_pay_moved" not in metrics
 
 

@@ -84,8 +84,7 @@ def test_gae_adds_the_discounted_value_of_the_truncated_games_last_observation(l
         stage=None,
         env_reward=None,
         completed_weighted_return=None,
-        program_bonus=None,
-        distance_retreat=None,
+        shaping_terms={},
         truncated=one_env([0, 1, 0]).astype(bool),
         truncation_value=one_env([0.0, 2.0, 0.0]),
     )

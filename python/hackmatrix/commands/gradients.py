@@ -69,7 +69,7 @@ def main(argv=None) -> int:
 
     import jax
 
-    from hackmatrix.purejaxrl.cli import load_env, update_inputs
+    from hackmatrix.purejaxrl.cli import curriculum_env_params, load_env
     from hackmatrix.purejaxrl.config import TrainConfig
     from hackmatrix.purejaxrl.device import enable_compilation_cache, to_host
     from hackmatrix.purejaxrl.gradients import format_report, gradient_parts
@@ -78,8 +78,11 @@ def main(argv=None) -> int:
     enable_compilation_cache()
     config = TrainConfig.from_dict(payload["config"])
     env = load_env(args.env_module)
-    inputs = update_inputs(config, env, curriculum_flags.resolve(config), int(payload["step"]))
-    trainer = make_train(config, env, inputs.get("env_params"))
+    step = int(payload["step"])
+    curriculum = curriculum_flags.resolve(config)
+    trainer = make_train(config, env, curriculum_env_params(config, env, curriculum, step))
+    # The inputs of the checkpoint's next update: row 0 of the chunk starting there.
+    inputs = jax.tree_util.tree_map(lambda x: x[0], trainer.chunk_inputs(step))
     runner = trainer.init(jax.random.PRNGKey(config.seed))
     try:
         runner, _ = restore_runner(path, payload, to_host(runner))

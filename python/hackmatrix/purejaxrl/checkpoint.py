@@ -135,10 +135,10 @@ def save_checkpoint(
             "obs": _host(runner.obs),
             "episode_return": _host(runner.episode_return),
             "episode_length": _host(runner.episode_length),
-            # None unless the run trains on --reward-weights
+            # None unless the run trains on a shaped reward
             "weighted_episode_return": _host(getattr(runner, "weighted_episode_return", None)),
-            # None unless the run has --program-use-bonus
-            "program_used": _host(getattr(runner, "program_used", None)),
+            # {shaper name: per-env carry}, e.g. program_use_bonus's "paid this episode"
+            "shaping_carry": _host(getattr(runner, "shaping_carry", None) or {}),
         }
     pkl = atomic_write(
         run_dir / f"checkpoint_{step}.pkl",
@@ -273,11 +273,23 @@ def restore_runner(
         and getattr(template, "weighted_episode_return", None) is not None
     ):
         runner = runner._replace(weighted_episode_return=stored_weighted)
-    # Likewise which episodes have run a program (--program-use-bonus; else all start unpaid).
-    stored_used = env_batch.get("program_used")
-    if stored_used is not None and getattr(template, "program_used", None) is not None:
-        runner = runner._replace(program_used=stored_used)
+    # Likewise each shaper's carry, e.g. which episodes have run a program
+    # (--program-use-bonus); a shaper the checkpoint did not run starts fresh.
+    runner = runner._replace(shaping_carry=_restore_shaping_carry(env_batch, template))
     return runner, True
+
+
+def _restore_shaping_carry(env_batch: dict, template: Any) -> Any:
+    """The template's shaping carries, each replaced by the stored one where the
+    checkpoint holds it (checkpoints before the shaping layer stored program_use_bonus's
+    carry as `program_used`)."""
+    carries = getattr(template, "shaping_carry", None)
+    if not carries:
+        return carries
+    stored = dict(env_batch.get("shaping_carry") or {})
+    if env_batch.get("program_used") is not None:
+        stored.setdefault("program_use_bonus", env_batch["program_used"])
+    return {name: stored.get(name, carry) for name, carry in carries.items()}
 
 
 # ----------------------------------------------------------- resolving a resume

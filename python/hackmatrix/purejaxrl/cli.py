@@ -66,27 +66,21 @@ def curriculum_env_params(config: cfg.TrainConfig, env: ModuleType, curriculum, 
     return curriculum_flags.env_params_for(env, curriculum, probability)
 
 
-def update_inputs(
-    config: cfg.TrainConfig, env: ModuleType, curriculum, update: int
-) -> dict[str, Any]:
-    """The traced inputs of the updates starting at `update` (train_chunk's and the update
-    phases' keyword arguments): the curriculum's env params, the annealed reward weights,
-    the annealed entropy coefficient and the program levers' switch, each only when its
-    flag is given."""
-    from .train import ent_coef_at, program_levers_at, reward_weight_vector, reward_weights_at
+def schedule_metrics(config: cfg.TrainConfig, curriculum, updates: range) -> dict[str, float]:
+    """The scheduled settings of a chunk's `updates`, each the mean over them (a switch
+    inside the chunk reads as the share of its updates switched on); only those that move."""
+    from .train import ent_coef_at, program_levers_at, reward_anneal_progress
 
-    args: dict[str, Any] = {}
-    params = curriculum_env_params(config, env, curriculum, update)
-    if params is not None:
-        args["env_params"] = params
+    readings: dict[str, Any] = {}
+    if curriculum is not None:
+        readings["curriculum/probability"] = lambda u: curriculum.probability(u, config.num_updates)
     if config.reward_weights_anneal is not None:
-        weights = reward_weights_at(config, update) or {}
-        args["reward_vector"] = reward_weight_vector(weights, env.REWARD_COMPONENT_NAMES)
+        readings["train/reward_weights_progress"] = lambda u: reward_anneal_progress(config, u)
     if config.ent_coef_anneal is not None:
-        args["ent_coef"] = np.float32(ent_coef_at(config, update))
+        readings["train/ent_coef"] = lambda u: ent_coef_at(config, u)
     if config.program_levers_from_update > 0:
-        args["program_levers"] = np.float32(program_levers_at(config, update))
-    return args
+        readings["train/program_levers"] = lambda u: program_levers_at(config, u)
+    return {name: float(np.mean([read(u) for u in updates])) for name, read in readings.items()}
 
 
 class StopRequest:
@@ -304,14 +298,7 @@ def _train(args, explicit, env) -> int:
     cache_dir = enable_compilation_cache()
     import jax
 
-    from .train import (
-        ent_coef_at,
-        make_mesh,
-        make_train,
-        place_runner_state,
-        program_levers_at,
-        reward_anneal_progress,
-    )
+    from .train import make_mesh, make_train, place_runner_state
 
     # Loaded here so a bad --reward-weights name fails before a run directory exists.
     env = env if env is not None else load_env(args.env_module)
@@ -340,18 +327,10 @@ def _train(args, explicit, env) -> int:
     def env_params_at(update: int) -> Any:
         return curriculum_env_params(config, env, curriculum, update)
 
-    delays_levers = config.program_levers_from_update > 0
-
-    def chunk_args(update: int) -> dict[str, Any]:
-        return update_inputs(config, env, curriculum, update)
-
     def chunk_length(update: int) -> int:
         """Updates in the chunk starting at `update`: `--log-interval`, cut short at the
-        end of the run and where `--program-levers-from-update` switches the levers on."""
-        length = min(config.log_interval, config.num_updates - update)
-        if delays_levers and update < config.program_levers_from_update:
-            length = min(length, config.program_levers_from_update - update)
-        return length
+        end of the run (a schedule switching inside a chunk switches on its own update)."""
+        return min(config.log_interval, config.num_updates - update)
 
     devices = describe_devices()
     is_main = devices["process_index"] == 0
@@ -623,24 +602,14 @@ def _train(args, explicit, env) -> int:
         while update < config.num_updates and not stopping:
             active = chunk_length(update)
             chunk_start = time.time()
-            runner, per_update = trainer.train_chunk(runner, active, **chunk_args(update))
+            inputs = trainer.chunk_inputs(update)
+            runner, per_update = trainer.train_chunk(runner, active, inputs)
             per_update = to_host(per_update)
             seconds = time.time() - chunk_start
             update += active
             timesteps += active * config.batch_size
             metrics = aggregate_chunk(per_update, active)
-            if curriculum is not None:
-                metrics["curriculum/probability"] = curriculum.probability(
-                    update - active, config.num_updates
-                )
-            if config.reward_weights_anneal is not None:
-                metrics["train/reward_weights_progress"] = reward_anneal_progress(
-                    config, update - active
-                )
-            if config.ent_coef_anneal is not None:
-                metrics["train/ent_coef"] = ent_coef_at(config, update - active)
-            if delays_levers:
-                metrics["train/program_levers"] = program_levers_at(config, update - active)
+            metrics.update(schedule_metrics(config, curriculum, range(update - active, update)))
             rate = active / seconds
             metrics = add_progress(
                 metrics, update, timesteps, rate, active * config.batch_size / seconds, first_chunk

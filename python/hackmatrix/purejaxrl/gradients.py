@@ -87,8 +87,8 @@ def gradient_parts(
     """Play `rollouts` rollouts from `runner` (its parameters fixed) and split the loss
     gradient of every minibatch (one epoch's shuffle each) into its parts.
 
-    `update_inputs` are the traced inputs of the checkpoint's next update
-    (`cli.update_inputs`): env params, reward vector, ent_coef, program levers."""
+    `update_inputs` are the traced inputs of the checkpoint's next update (one row of
+    `Trainer.chunk_inputs`): env params, weights, ent_coef, program levers."""
     config, phases = trainer.config, trainer.phases
     levers = update_inputs.get("program_levers")
     ent_coef = update_inputs.get("ent_coef")
@@ -96,12 +96,7 @@ def gradient_parts(
     if config.ent_coef_programs:  # as `update` does: off while the levers wait
         switch = 1.0 if levers is None else levers
         ent_coef_programs = jnp.float32(config.ent_coef_programs) * switch
-    rollout_args = {
-        k: v
-        for k, v in update_inputs.items()
-        if k in ("env_params", "reward_vector", "program_levers")
-    }
-    rollout = jax.jit(lambda r: phases["rollout"](r, **rollout_args))
+    rollout = jax.jit(lambda r: phases["rollout"](r, update_inputs))
     gae = jax.jit(phases["compute_gae"])
 
     def loss(params, minibatch):

@@ -10,13 +10,17 @@ and wraps `log_interval` updates into one jitted *chunk* (§2.8). State is
 created outside jit by `init`, so a resume can replace any part of it.
 With a device mesh the env batch is sharded over devices (data parallel);
 parameters are replicated and XLA inserts the gradient all-reduce.
+
+The reward PPO trains on is the env's own, shaped by the layer in `shaping/`
+(one shaper per lever); settings that move during a run are schedules
+(`levers.py`), fed to each update of a chunk as traced inputs.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from types import ModuleType
 from typing import Any, NamedTuple
 
@@ -28,25 +32,17 @@ from flax.training.train_state import TrainState
 from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from ..names import (
-    FIRST_PROGRAM_ACTION,
-    PLAYER_SIPHONS_FEATURE,
-    PLAYER_SIPHONS_SCALE,
-    PROGRAM_SPAWN_COSTS,
-    SIPHON_ACTION,
-    Program,
-)
-from . import distribution
+from ..names import FIRST_PROGRAM_ACTION
+from . import curriculum_flags, distribution, levers, shaping
 from .autoreset import make_auto_reset
-from .config import TrainConfig, check_reward_weight_names
-from .network import NUM_ACTIONS, OBS_SIZE, PLAYER_SIZE, PROGRAMS_SIZE, make_network
+from .config import TrainConfig
+from .network import NUM_ACTIONS, OBS_SIZE, make_network
 from .value_target import make_value_scale
 
 # The program actions (one per program), for `--ent-coef-programs`'s two-way choice.
 PROGRAM_ACTIONS = np.arange(NUM_ACTIONS) >= FIRST_PROGRAM_ACTION
 
 ENV_AXIS = "envs"
-UNDO_ACTION = FIRST_PROGRAM_ACTION + Program.UNDO
 
 
 class RunnerState(NamedTuple):
@@ -58,17 +54,17 @@ class RunnerState(NamedTuple):
     episode_return: jnp.ndarray  # f32[E]: running return of the current episode
     episode_length: jnp.ndarray  # i32[E]: steps taken in the current episode
     rng: jnp.ndarray
-    # f32[E]: running return of the reward PPO trains on under --reward-weights, --program-bonus,
-    # --program-use-bonus or --distance-shaping potential; None when the env's reward is used as is
+    # f32[E]: running return of the shaped reward PPO trains on; None when it trains on the
+    # env's reward as is (no shaper active)
     weighted_episode_return: Any
-    # bool[E]: the current episode has run a program (--program-use-bonus); None without it
-    program_used: Any = None
+    # {shaper name: its per-env carry}, e.g. program_use_bonus: bool[E] "paid this episode"
+    shaping_carry: Any = None
 
 
 class Transition(NamedTuple):
     obs: jnp.ndarray  # o_t, the observation a_t was chosen from
     action: jnp.ndarray
-    reward: jnp.ndarray
+    reward: jnp.ndarray  # the reward PPO trains on (shaped when a shaper is active)
     done: jnp.ndarray
     log_prob: jnp.ndarray
     value: jnp.ndarray
@@ -78,21 +74,15 @@ class Transition(NamedTuple):
     empty_mask: jnp.ndarray
     components: jnp.ndarray  # f32[15] reward components, canonical order
     stage: jnp.ndarray
-    # With --reward-weights, --program-bonus or --distance-shaping potential,
-    # `reward` is the shaped reward PPO trains on and these keep the env's own
-    # reward and the shaped episode returns; else None.
+    # With a shaper active: the env's own reward and the shaped episode returns; else None.
     env_reward: Any
     completed_weighted_return: Any
-    program_bonus: Any  # f32[E] the --program-bonus part of `reward`; None without the flag
-    # f32[E] what `--distance-shaping potential` added (the retreat charge, <= 0); else None
-    distance_retreat: Any
+    # {metric name: f32[E]} each additive shaper's term ({} without shaping)
+    shaping_terms: Any
     # With --max-episode-steps: bool[E] the step ended the episode by the time limit (`done`
     # is then also true) and f32[E] V(last observation) there, 0 elsewhere; else None.
     truncated: Any = None
     truncation_value: Any = None
-    program_use_bonus: Any = None  # f32[E] the --program-use-bonus part of `reward`; else None
-    spending_refund: Any = None  # f32[E] the --free-program-spending part of `reward`; else None
-    siphon_pay_moved: Any = None  # f32[E] the --siphon-pay-on-use part of `reward`; else None
 
 
 class LossInputs(NamedTuple):
@@ -111,238 +101,77 @@ class Trainer(NamedTuple):
     network: Any
     optimizer: Any
     init: Any  # (rng) -> RunnerState
-    train_chunk: (
-        Any  # jitted (RunnerState, num_active[, env_params]) -> (RunnerState, per-update metrics)
-    )
+    train_chunk: Any  # jitted (RunnerState, num_active, inputs) -> (RunnerState, metrics)
+    chunk_inputs: Any  # (first_update) -> the chunk's per-update inputs (levers.chunk_inputs)
     env_sharding: Any  # sharding for arrays whose leading axis is the env batch
     replicated: Any
     reward_names: tuple
     phases: dict  # the update's unjitted phase functions by name (profiling)
+    schedules: dict  # {input name: Schedule} of the settings that move
 
 
-def reward_weight_vector(weights: dict, reward_names: tuple) -> np.ndarray:
-    """f32[15]: the weight of each component in canonical order, 1 for those not named."""
-    check_reward_weight_names(weights, reward_names)
-    return np.array([weights.get(name, 1.0) for name in reward_names], np.float32)
+class _Parts(NamedTuple):
+    """What the phase builders below share."""
+
+    config: TrainConfig
+    env: ModuleType
+    env_params: Any
+    network: Any
+    value_scale: Any
+    optimizer: Any
+    shapers: tuple
+    reward_names: tuple
+    fixed_weights: Any  # f32[15] constant weights (unscheduled), or None
+    env_sharding: Any
+    time_env_sharding: Any
+    replicated: Any
+
+    def keep_env_sharded(self, tree, sharding=None):
+        sharding = self.env_sharding if sharding is None else sharding
+        return jax.tree_util.tree_map(lambda x: jax.lax.with_sharding_constraint(x, sharding), tree)
+
+    def levers(self, inputs: dict) -> shaping.Levers:
+        """The shapers' settings for one update's inputs (constants where none move)."""
+        return shaping.Levers(
+            weights=inputs.get("weights", self.fixed_weights),
+            program_levers=inputs.get("program_levers"),
+        )
 
 
-def linear_progress(fraction: float, update: int, num_updates: int) -> float:
-    """How far a schedule lasting the first `fraction` of `num_updates` has gone at `update`:
-    0 at the start, 1 from update `fraction x num_updates` on."""
-    end = fraction * num_updates
-    return min(1.0, update / end) if end > 0 else 1.0
-
-
-def reward_anneal_progress(config: TrainConfig, update: int) -> float:
-    """How far `--reward-weights-anneal` has moved the weights toward their end at `update`.
-
-    0 at the start, 1 from update `anneal x num_updates` on; always 0 without the flag.
-    """
-    if config.reward_weights_anneal is None:
-        return 0.0
-    return linear_progress(config.reward_weights_anneal, update, config.num_updates)
+# Kept for callers that weigh components by name (the CLI's checks, tests).
+reward_weight_vector = levers.weight_vector
 
 
 def ent_coef_at(config: TrainConfig, update: int) -> float:
-    """The entropy coefficient in force at `update`: `--ent-coef` moved linearly to
-    `--ent-coef-final` over the first `--ent-coef-anneal` of the updates, then held there;
-    `--ent-coef` throughout without the schedule."""
-    if config.ent_coef_anneal is None or config.ent_coef_final is None:
-        return config.ent_coef
-    t = linear_progress(config.ent_coef_anneal, update, config.num_updates)
-    return config.ent_coef + (config.ent_coef_final - config.ent_coef) * t
+    """The entropy coefficient in force at `update` (its schedule, training.md §1.1)."""
+    return float(levers.ent_coef_schedule(config).at(update, config.num_updates))
 
 
 def program_levers_at(config: TrainConfig, update: int) -> float:
-    """1 when the program levers (`--program-bonus`, `--program-use-bonus`,
-    `--free-program-spending`, `--ent-coef-programs`) act at `update`, 0 before
-    `--program-levers-from-update`."""
-    return 1.0 if update >= config.program_levers_from_update else 0.0
+    """1 when the program levers act at `update`, 0 before `--program-levers-from-update`."""
+    schedule = levers.program_levers_schedule(config)
+    return 1.0 if schedule is None else float(schedule.at(update, config.num_updates))
+
+
+def reward_anneal_progress(config: TrainConfig, update: int) -> float:
+    """How far `--reward-weights-anneal` has moved the weights toward their end at `update`
+    (0 without the flag)."""
+    if config.reward_weights_anneal is None:
+        return 0.0
+    return levers.Schedule.linear(0.0, 1.0, config.reward_weights_anneal).progress(
+        update, config.num_updates
+    )
 
 
 def reward_weights_at(config: TrainConfig, update: int) -> dict[str, float] | None:
-    """The weights in force at `update`: each moved from its `--reward-weights` value w to its
-    `--reward-weights-final` value f (1 unless named) as w + (f - w) x progress."""
+    """The weights in force at `update`, by the names given in either flag."""
     if config.reward_weights is None:
         return None
-    t = reward_anneal_progress(config, update)
-    start, final = config.reward_weights, config.reward_weights_final or {}
-    names = list(start) + [name for name in final if name not in start]
-    weights = {}
-    for name in names:
-        w, f = start.get(name, 1.0), final.get(name, 1.0)
-        weights[name] = w + (f - w) * t
-    return weights
-
-
-def make_reward_weighting(
-    weights: dict | None, reward_names: tuple
-) -> Callable[..., jax.Array] | None:
-    """`--reward-weights` as `weigh(components, vector=None)`, or None without weights.
-
-    The weighted reward is sum_i w_i * component_i with w_i = 1 for components
-    not named, added left to right in canonical order like the env's own total
-    (rewards.md §2). Without weights the trainer uses the env's reward itself
-    (not a recomputed sum), so default runs are bit for bit unchanged.
-    `vector` (f32[15], traced) replaces the weights, for an annealed schedule.
-    """
-    if weights is None:
-        return None
-    fixed = reward_weight_vector(weights, reward_names)
-
-    def weigh(components, vector=None):
-        vector = fixed if vector is None else vector
-        total = vector[0] * components[..., 0]
-        for i in range(1, len(reward_names)):
-            total = total + vector[i] * components[..., i]
-        return total
-
-    return weigh
-
-
-def owned_programs(obs: jax.Array) -> jax.Array:
-    """The 0/1 vector of programs in hand (observation.md §4), one entry per program."""
-    return obs[..., PLAYER_SIZE : PLAYER_SIZE + PROGRAMS_SIZE]
-
-
-def owned_program_count(obs: jax.Array) -> jax.Array:
-    """Programs in hand, read from the flat observation's 0/1 program vector (observation.md §4)."""
-    return owned_programs(obs).sum(axis=-1)
-
-
-def program_bonus_sizes(scale: str) -> np.ndarray:
-    """What one taken program counts for, per program: 1 (flat) or its spawn cost."""
-    if scale == "flat":
-        return np.ones(PROGRAMS_SIZE, np.float32)
-    if scale == "spawn-cost":
-        return np.asarray(PROGRAM_SPAWN_COSTS, np.float32)
-    raise ValueError(f"--program-bonus-scale must be flat or spawn-cost, got {scale!r}")
-
-
-def make_program_bonus(
-    weight: float, at_death: str = "pay", scale: str = "flat"
-) -> Callable[..., jax.Array] | None:
-    """`--program-bonus` as `bonus(obs_before, obs_after, died=None)`, or None when 0.
-
-    The bonus is weight x (programs owned after the step - programs owned
-    before it), both read from the same episode's observations, so programs a
-    curriculum start hands out are not paid, and an UNDO that takes a new
-    program back takes its bonus back too (a pick-up cannot be farmed).
-    With `scale="spawn-cost"` (`--program-bonus-scale`) each program counts
-    its block's spawn cost instead of 1: a block queues that many
-    transmissions, as a data block queues its points, so weight 0.5 prices a
-    program per unit of danger like score_gain prices data (learning.md §21).
-    With `at_death="withhold"` a program taken on a step where the player
-    dies (`died`) pays nothing: it can never be run, and one seed learned to
-    siphon for the bonus as it died (learning.md §17.2).
-    """
-    if weight == 0:
-        return None
-    weight32 = np.float32(weight)
-    sizes = program_bonus_sizes(scale)
-
-    def bonus(obs_before, obs_after, died=None):
-        gained = owned_programs(obs_after) - owned_programs(obs_before)
-        paid = weight32 * (gained @ sizes)
-        if at_death == "withhold":
-            if died is None:
-                raise ValueError(
-                    "--program-bonus-at-death withhold needs the env's info['died']; "
-                    "this game module does not provide it"
-                )
-            paid = jnp.where(died, jnp.minimum(paid, 0.0), paid)
-        return paid
-
-    return bonus
-
-
-def make_retreat_charge(mode: str, reward_names: tuple) -> Callable[[dict, Any], jax.Array] | None:
-    """`--distance-shaping potential` as `charge(info, vector)`, or None for `canonical`.
-
-    The canonical `distance_shaping` pays 0.05 per cell gained toward the exit and
-    nothing for a cell lost (rewards.md §4.6), so stepping away and back earns
-    0.05 - 2 x 0.01 per round trip. `potential` also charges 0.05 per cell lost,
-    from the env's signed `info["exit_distance_delta"]`, making the shaping the
-    difference of a potential (-0.05 x distance): a loop then earns nothing.
-    The charge is scaled by the `distance_shaping` weight (`vector`, or 1).
-    """
-    if mode == "canonical":
-        return None
-    index = reward_names.index("distance_shaping")
-
-    def charge(info, vector):
-        if "exit_distance_delta" not in info:
-            raise ValueError(
-                "--distance-shaping potential needs the env's info['exit_distance_delta'] "
-                "(the signed exit-distance change); this game module does not provide it"
-            )
-        lost = jnp.minimum(info["exit_distance_delta"], 0).astype(jnp.float32)
-        weight = jnp.float32(1.0) if vector is None else vector[index]
-        return weight * jnp.float32(0.05) * lost
-
-    return charge
-
-
-def make_spending_refund(
-    enabled: bool, reward_names: tuple
-) -> Callable[[jax.Array, jax.Array, Any], jax.Array] | None:
-    """`--free-program-spending` as `refund(action, components, vector)`, or None when off.
-
-    `resource_gain` (rewards.md §4.9) pays 0.05 per credit or energy gained and
-    charges 0.05 per unit spent, so every program run costs its price in reward
-    and hoarding pays (learning.md §17.1). The refund adds back the negative
-    part of `resource_gain` on a program action other than UNDO, and takes
-    away the positive part on UNDO (giving spent resources back is then worth
-    nothing), so a program-UNDO loop earns nothing; UNDO's negative part (taking
-    a siphon's gain back) stays, so a siphon-UNDO loop still nets 0. Scaled by
-    the `resource_gain` weight (`vector`, or 1).
-    """
-    if not enabled:
-        return None
-    index = reward_names.index("resource_gain")
-
-    def refund(action, components, vector):
-        gain = components[..., index]
-        spent_on_program = (action >= FIRST_PROGRAM_ACTION) & (action != UNDO_ACTION)
-        back = jnp.where(
-            action == UNDO_ACTION,
-            -jnp.maximum(gain, 0.0),
-            jnp.where(spent_on_program, -jnp.minimum(gain, 0.0), 0.0),
-        )
-        weight = jnp.float32(1.0) if vector is None else vector[index]
-        return weight * back
-
-    return refund
-
-
-def make_siphon_pay_on_use(
-    enabled: bool, reward_names: tuple
-) -> Callable[[jax.Array, jax.Array, jax.Array, jax.Array, Any], jax.Array] | None:
-    """`--siphon-pay-on-use` as `move(action, components, obs, next_obs, vector)`, or None.
-
-    The canonical `data_siphon` (rewards.md §4.5) pays 1.0 for walking onto a data
-    siphon, whether or not it is ever spent; agents that stop siphoning keep
-    collecting them (learning.md §18.3, `siphon_hoarding`). The move takes that pay
-    off the pickup and pays it on the siphon action instead, so a data siphon is
-    worth its 1.0 only once it is spent. UNDO that gives siphons back charges 1.0
-    for each (read from the observation's siphon count, observation.md §4), so a
-    siphon-UNDO loop nets 0. Scaled by the `data_siphon` weight (`vector`, or 1).
-    """
-    if not enabled:
-        return None
-    index = reward_names.index("data_siphon")
-
-    def held(obs):  # data siphons held, from the flat observation's player features
-        return jnp.round(obs[..., PLAYER_SIPHONS_FEATURE] * PLAYER_SIPHONS_SCALE)
-
-    def move(action, components, obs, next_obs, vector):
-        regained = jnp.maximum(held(next_obs) - held(obs), 0)
-        given_back = jnp.where(action == UNDO_ACTION, regained, 0)
-        spent = (action == SIPHON_ACTION).astype(jnp.float32)
-        weight = jnp.float32(1.0) if vector is None else vector[index]
-        return weight * (spent - given_back - components[..., index])
-
-    return move
+    final = config.reward_weights_final or {}
+    names = list(config.reward_weights) + [n for n in final if n not in config.reward_weights]
+    schedule = levers.weights_schedule(config, names)
+    assert schedule is not None
+    return dict(zip(names, (float(w) for w in schedule.at(update, config.num_updates))))
 
 
 def make_optimizer(config: TrainConfig) -> optax.GradientTransformation:
@@ -432,85 +261,110 @@ def _build_trainer(config: TrainConfig, env: ModuleType, env_params: Any, mesh: 
             f"num_envs={config.num_envs} must be divisible by the "
             f"{mesh.size} devices it is sharded over"
         )
-    env_sharding = NamedSharding(mesh, P(ENV_AXIS))
-    time_env_sharding = NamedSharding(mesh, P(None, ENV_AXIS))
-    replicated = NamedSharding(mesh, P())
     reward_names = tuple(env.REWARD_COMPONENT_NAMES)
-    weigh_reward = make_reward_weighting(config.reward_weights, reward_names)
-    program_bonus = make_program_bonus(
-        config.program_bonus, config.program_bonus_at_death, config.program_bonus_scale
-    )
-    retreat_charge = make_retreat_charge(config.distance_shaping, reward_names)
-    spending_refund = make_spending_refund(config.free_program_spending, reward_names)
-    siphon_pay_move = make_siphon_pay_on_use(config.siphon_pay_on_use, reward_names)
-    # The signed charge scales with the distance_shaping weight, fixed or annealed.
-    fixed_weights = (
-        None
+    parts = _Parts(
+        config=config,
+        env=env,
+        env_params=env_params,
+        network=make_network(config.hidden_dim, config.num_layers, config.bf16, config.network),
+        # `--value-target`: V in return units from the head, and the head's target from a return.
+        value_scale=make_value_scale(config.value_target),
+        optimizer=make_optimizer(config),
+        shapers=shaping.build(config, reward_names),
+        reward_names=reward_names,
+        fixed_weights=None
         if config.reward_weights is None
-        else reward_weight_vector(config.reward_weights, reward_names)
+        else levers.weight_vector(config.reward_weights, reward_names),
+        env_sharding=NamedSharding(mesh, P(ENV_AXIS)),
+        time_env_sharding=NamedSharding(mesh, P(None, ENV_AXIS)),
+        replicated=NamedSharding(mesh, P()),
     )
-    # PPO trains on a reward other than the env's own: keep both and both returns.
-    use_bonus = np.float32(config.program_use_bonus)  # 0: off
-    shapes_reward = (
-        weigh_reward is not None
-        or program_bonus is not None
-        or retreat_charge is not None
-        or spending_refund is not None
-        or siphon_pay_move is not None
-        or use_bonus != 0
+    curriculum = curriculum_flags.resolve(config)
+    schedules = levers.run_schedules(config, reward_names, curriculum)
+
+    def chunk_inputs(first_update: int) -> dict[str, Any]:
+        return levers.chunk_inputs(
+            schedules, first_update, config.log_interval, config.num_updates, env, curriculum
+        )
+
+    env_step = _make_env_step(parts)
+    compute_gae = _make_gae(config)
+    loss_fn = _make_loss(parts)
+    learn = _make_learn(parts, loss_fn)
+    rollout = _make_rollout(parts, env_step)
+    update = _make_update(parts, rollout, compute_gae, learn)
+    phases = {
+        "env_step": env_step,
+        "rollout": rollout,
+        "compute_gae": compute_gae,
+        "loss_fn": loss_fn,
+        "learn": learn,
+        "rollout_metrics": lambda traj: rollout_metrics(traj, reward_names),
+        "update": update,
+    }
+    return Trainer(
+        config=config,
+        network=parts.network,
+        optimizer=parts.optimizer,
+        init=_make_init(parts),
+        train_chunk=jax.jit(_make_chunk(config, update), donate_argnums=(0,)),
+        chunk_inputs=chunk_inputs,
+        env_sharding=parts.env_sharding,
+        replicated=parts.replicated,
+        reward_names=reward_names,
+        phases=phases,
+        schedules=schedules,
     )
-    max_episode_steps = config.max_episode_steps  # 0: the game's own episodes, no limit
 
-    network = make_network(config.hidden_dim, config.num_layers, config.bf16, config.network)
-    # `--value-target`: V in return units from the head, and the head's target from a return.
-    value_scale = make_value_scale(config.value_target)
-    optimizer = make_optimizer(config)
-    num_envs, num_steps = config.num_envs, config.num_steps
-    num_minibatches, batch_size = config.num_minibatches, config.batch_size
 
+def _make_init(parts: _Parts):
+    config, env = parts.config, parts.env
+    num_envs = config.num_envs
     v_reset = jax.vmap(env.reset, in_axes=(0, None))
-    v_step = jax.vmap(env.step, in_axes=(0, 0, 0, None))
-    v_mask = jax.vmap(env.action_mask)
-    auto_reset = make_auto_reset(env, env_params, num_envs)
 
-    def keep_env_sharded(tree, sharding=env_sharding):
-        return jax.tree_util.tree_map(lambda x: jax.lax.with_sharding_constraint(x, sharding), tree)
-
-    # ------------------------------------------------------------ initial state
     def init(rng) -> RunnerState:
         rng, net_key, reset_key = jax.random.split(rng, 3)
-        params = network.init(net_key, jnp.zeros((1, OBS_SIZE), jnp.float32))
-        train_state = TrainState.create(apply_fn=network.apply, params=params, tx=optimizer)
+        params = parts.network.init(net_key, jnp.zeros((1, OBS_SIZE), jnp.float32))
+        train_state = TrainState.create(
+            apply_fn=parts.network.apply, params=params, tx=parts.optimizer
+        )
         # An int32 step, not a weakly typed Python 0: a runner restored from a checkpoint has
         # the same types, so a resume in this process reuses the compiled chunk.
         train_state = train_state.replace(step=jnp.zeros((), jnp.int32))
-        reset = jax.jit(v_reset, out_shardings=env_sharding)
-        obs, env_state = reset(jax.random.split(reset_key, num_envs), env_params)
+        reset = jax.jit(v_reset, out_shardings=parts.env_sharding)
+        obs, env_state = reset(jax.random.split(reset_key, num_envs), parts.env_params)
+
+        def per_env(x):
+            return jax.device_put(x, parts.env_sharding)
+
         return RunnerState(
-            train_state=jax.device_put(train_state, replicated),
+            train_state=jax.device_put(train_state, parts.replicated),
             env_state=env_state,
             obs=obs,
-            episode_return=jax.device_put(jnp.zeros(num_envs, jnp.float32), env_sharding),
-            episode_length=jax.device_put(jnp.zeros(num_envs, jnp.int32), env_sharding),
-            rng=jax.device_put(rng, replicated),
-            weighted_episode_return=None
-            if not shapes_reward
-            else jax.device_put(jnp.zeros(num_envs, jnp.float32), env_sharding),
-            program_used=None
-            if use_bonus == 0
-            else jax.device_put(jnp.zeros(num_envs, bool), env_sharding),
+            episode_return=per_env(jnp.zeros(num_envs, jnp.float32)),
+            episode_length=per_env(jnp.zeros(num_envs, jnp.int32)),
+            rng=jax.device_put(rng, parts.replicated),
+            weighted_episode_return=per_env(jnp.zeros(num_envs, jnp.float32))
+            if parts.shapers
+            else None,
+            shaping_carry=per_env(shaping.init_carries(parts.shapers, num_envs)),
         )
 
-    # ------------------------------------------------------------------ rollout
-    def env_step(carry, _, env_params=env_params, reward_vector=None, program_levers=None):
-        """`program_levers` (traced 0 or 1, `--program-levers-from-update`) scales the
-        program bonus, the program-use bonus and the spending refund; None: always on."""
-        runner = carry
+    return init
+
+
+def _make_env_step(parts: _Parts):
+    """One batched env step: act, step, truncate, auto-reset, shape the reward."""
+    config, env, network, value_scale = parts.config, parts.env, parts.network, parts.value_scale
+    num_envs, max_episode_steps = config.num_envs, config.max_episode_steps  # 0: no limit
+    v_step = jax.vmap(env.step, in_axes=(0, 0, 0, None))
+    v_mask = jax.vmap(env.action_mask)
+    auto_reset = make_auto_reset(env, parts.env_params, num_envs)
+    sharded = parts.keep_env_sharded
+
+    def env_step(runner: RunnerState, inputs: dict):
         params = runner.train_state.params
-
-        def switched(paid):  # a program lever's payment: 0 before its update
-            return paid if paid is None or program_levers is None else program_levers * paid
-
+        env_params = inputs.get("env_params", parts.env_params)
         rng, act_key, step_key, reset_key = jax.random.split(runner.rng, 4)
 
         mask = v_mask(runner.env_state)
@@ -532,86 +386,55 @@ def _build_trainer(config: TrainConfig, env: ModuleType, env_params: Any, mesh: 
             _, last_obs_head = network.apply(params, next_obs)
             truncation_value = jnp.where(truncated, value_scale.to_value(last_obs_head), 0.0)
             done = done | truncated
-        completed_return = jnp.where(done, episode_return, 0.0)
-        completed_length = jnp.where(done, episode_length, 0)
-
-        # Read before the auto-reset replaces a finished game's last observation.
-        bonus = switched(
-            None if program_bonus is None else program_bonus(runner.obs, next_obs, info.get("died"))
-        )
-        first_use, program_used = None, None
-        if use_bonus != 0:
-            # Paid once per episode, on its first program action: bounded, so no loop of
-            # programs and UNDO can farm it (learning.md §16).
-            ran_program = action >= FIRST_PROGRAM_ACTION
-            first_use = switched(
-                use_bonus * (ran_program & ~runner.program_used).astype(jnp.float32)
-            )
-            program_used = keep_env_sharded((runner.program_used | ran_program) & ~done)
-        components = jnp.stack([info["reward_components"][name] for name in reward_names], -1)
-        weights_now = fixed_weights if reward_vector is None else reward_vector
-        moved = None
-        if siphon_pay_move is not None:  # reads the siphon count before the auto-reset
-            moved = siphon_pay_move(action, components, runner.obs, next_obs, weights_now)
+        components = jnp.stack([info["reward_components"][n] for n in parts.reward_names], -1)
         # Auto-reset with its own keys; the carried obs is the post-reset one.
         next_state, next_obs = auto_reset(reset_key, done, next_state, next_obs, env_params)
 
-        weighted, completed_weighted, weighted_return = None, None, None
-        retreat, refund = None, None
-        if retreat_charge is not None:
-            retreat = retreat_charge(info, weights_now)
-        if spending_refund is not None:
-            refund = switched(spending_refund(action, components, weights_now))
-        if shapes_reward:
-            weighted = reward if weigh_reward is None else weigh_reward(components, reward_vector)
-            if bonus is not None:
-                weighted = weighted + bonus
-            if retreat is not None:
-                weighted = weighted + retreat
-            if first_use is not None:
-                weighted = weighted + first_use
-            if refund is not None:
-                weighted = weighted + refund
-            if moved is not None:
-                weighted = weighted + moved
-            weighted_return = runner.weighted_episode_return + weighted
+        terms: dict[str, jax.Array] = {}
+        trained, carries = reward, runner.shaping_carry
+        completed_weighted, weighted_return = None, None
+        if parts.shapers:
+            facts = shaping.StepFacts(action, reward, components, done, info)
+            trained, terms, carries = shaping.shape(
+                parts.shapers, facts, runner.shaping_carry, parts.levers(inputs)
+            )
+            weighted_return = runner.weighted_episode_return + trained
             completed_weighted = jnp.where(done, weighted_return, 0.0)
-            weighted_return = keep_env_sharded(jnp.where(done, 0.0, weighted_return))
+            weighted_return = sharded(jnp.where(done, 0.0, weighted_return))
         transition = Transition(
             obs=runner.obs,
             action=action,
-            reward=reward if weighted is None else weighted,
-            env_reward=None if weighted is None else reward,
-            completed_weighted_return=completed_weighted,
-            program_bonus=bonus,
-            distance_retreat=retreat,
+            reward=trained,
             done=done,
             log_prob=log_prob,
             value=value,
             mask=mask,
-            completed_return=completed_return,
-            completed_length=completed_length,
+            completed_return=jnp.where(done, episode_return, 0.0),
+            completed_length=jnp.where(done, episode_length, 0),
             empty_mask=empty,
             components=components,
             stage=info["stage"],
+            env_reward=reward if parts.shapers else None,
+            completed_weighted_return=completed_weighted,
+            shaping_terms=terms,
             truncated=truncated,
             truncation_value=truncation_value,
-            program_use_bonus=first_use,
-            spending_refund=refund,
-            siphon_pay_moved=moved,
         )
         new_runner = runner._replace(
-            env_state=keep_env_sharded(next_state),
-            obs=keep_env_sharded(next_obs),
-            episode_return=keep_env_sharded(jnp.where(done, 0.0, episode_return)),
-            episode_length=keep_env_sharded(jnp.where(done, 0, episode_length)),
+            env_state=sharded(next_state),
+            obs=sharded(next_obs),
+            episode_return=sharded(jnp.where(done, 0.0, episode_return)),
+            episode_length=sharded(jnp.where(done, 0, episode_length)),
             weighted_episode_return=weighted_return,
             rng=rng,
-            program_used=program_used,
+            shaping_carry=sharded(carries),
         )
         return new_runner, transition
 
-    # ---------------------------------------------------------------------- GAE
+    return env_step
+
+
+def _make_gae(config: TrainConfig):
     def compute_gae(traj: Transition, last_value):
         def backward(carry, t):
             next_advantage, next_value = carry
@@ -627,9 +450,14 @@ def _build_trainer(config: TrainConfig, env: ModuleType, env_params: Any, mesh: 
         )
         return advantages, advantages + traj.value
 
-    # --------------------------------------------------------------------- loss
+    return compute_gae
+
+
+def _make_loss(parts: _Parts):
+    config, network, value_scale = parts.config, parts.network, parts.value_scale
+
     def loss_fn(params, batch, ent_coef=None, ent_coef_programs=None):
-        """`ent_coef` (traced) replaces `config.ent_coef`, for `--ent-coef-anneal`.
+        """`ent_coef` (traced) replaces `config.ent_coef`, for its schedule.
         `ent_coef_programs` (traced; None: off) weighs the entropy of "run a program or not"
         (`--ent-coef-programs`)."""
         traj, advantages, targets = batch
@@ -667,6 +495,13 @@ def _build_trainer(config: TrainConfig, env: ModuleType, env_params: Any, mesh: 
             "train/clip_frac": jnp.mean(jnp.abs(ratio - 1.0) > config.clip_eps),
         }
 
+    return loss_fn
+
+
+def _make_learn(parts: _Parts, loss_fn):
+    config = parts.config
+    batch_size, num_minibatches = config.batch_size, config.num_minibatches
+
     def minibatch_step(carry, indices):
         train_state, batch, ent_coef, ent_coef_programs = carry
         # This minibatch's rows are gathered here rather than a shuffled copy of
@@ -699,61 +534,6 @@ def _build_trainer(config: TrainConfig, env: ModuleType, env_params: Any, mesh: 
         )
         return (inner[0], rng, batch, ent_coef, ent_coef_programs), losses
 
-    # ------------------------------------------------------------ one PPO update
-    def rollout_metrics(traj: Transition):
-        steps = traj.action.size
-        metrics = {
-            "train/mean_reward": (
-                traj.reward if traj.env_reward is None else traj.env_reward
-            ).mean(),
-            "episode_return_sum": traj.completed_return.sum(),
-            "episode_length_sum": traj.completed_length.sum().astype(jnp.float32),
-            "train/num_episodes": traj.done.sum().astype(jnp.float32),
-            "actions/move_frac": jnp.sum(traj.action < 4) / steps,
-            "actions/siphon_frac": jnp.sum(traj.action == 4) / steps,
-            "actions/program_frac": jnp.sum(traj.action >= 5) / steps,
-            # How often siphon / some program could have been taken (health checks, §3.7).
-            "actions/siphon_valid_frac": jnp.sum(traj.mask[..., 4]) / steps,
-            "actions/program_valid_frac": jnp.sum(jnp.any(traj.mask[..., 5:], axis=-1)) / steps,
-            # Summed stage at episode end: divided by num_episodes into stats/mean_final_stage.
-            "final_stage_sum": jnp.sum(jnp.where(traj.done, traj.stage, 0)).astype(jnp.float32),
-            "stats/highest_stage": traj.stage.max().astype(jnp.float32),
-            "stats/empty_mask_steps": traj.empty_mask.sum().astype(jnp.float32),
-        }
-        if traj.env_reward is not None:  # --reward-weights / --program-bonus: what PPO trained on
-            metrics["train/weighted_mean_reward"] = traj.reward.mean()
-            metrics["weighted_return_sum"] = traj.completed_weighted_return.sum()
-        if traj.program_bonus is not None:
-            metrics["train/program_bonus"] = traj.program_bonus.mean()
-        if traj.distance_retreat is not None:
-            metrics["train/distance_retreat"] = traj.distance_retreat.mean()
-        if traj.program_use_bonus is not None:
-            metrics["train/program_use_bonus"] = traj.program_use_bonus.mean()
-        if traj.spending_refund is not None:
-            metrics["train/spending_refund"] = traj.spending_refund.mean()
-        if traj.siphon_pay_moved is not None:
-            metrics["train/siphon_pay_moved"] = traj.siphon_pay_moved.mean()
-        if traj.truncated is not None:
-            metrics["train/truncated_episodes"] = traj.truncated.sum().astype(jnp.float32)
-        component_means = traj.components.mean(axis=(0, 1))
-        for i, name in enumerate(reward_names):
-            metrics[f"reward/{name}"] = component_means[i]
-        return metrics
-
-    def rollout(
-        runner: RunnerState, env_params=env_params, reward_vector=None, program_levers=None
-    ):
-        """num_steps env steps; returns the runner after them, the trajectory and V(o_T)."""
-        runner, traj = jax.lax.scan(
-            lambda c, x: env_step(c, x, env_params, reward_vector, program_levers),
-            runner,
-            None,
-            num_steps,
-        )
-        traj = keep_env_sharded(traj, time_env_sharding)
-        _, last_head = network.apply(runner.train_state.params, runner.obs)
-        return runner, traj, value_scale.to_value(last_head)
-
     def learn(
         train_state,
         epoch_key,
@@ -765,9 +545,8 @@ def _build_trainer(config: TrainConfig, env: ModuleType, env_params: Any, mesh: 
     ):
         """`update_epochs` passes of shuffled minibatch Adam steps; the losses [epochs, mb].
 
-        `ent_coef` (traced, `--ent-coef-anneal`) replaces `config.ent_coef`; None keeps the
-        constant, so a run without the schedule compiles exactly as before. Likewise
-        `ent_coef_programs` (`--ent-coef-programs`): None leaves the term out."""
+        `ent_coef` (traced, scheduled) replaces `config.ent_coef`; None keeps the constant.
+        Likewise `ent_coef_programs` (`--ent-coef-programs`): None leaves the term out."""
         # Only what loss_fn reads goes into the minibatches (not rewards, metrics...).
         inputs = LossInputs(
             obs=traj.obs, mask=traj.mask, action=traj.action, log_prob=traj.log_prob
@@ -779,86 +558,116 @@ def _build_trainer(config: TrainConfig, env: ModuleType, env_params: Any, mesh: 
         carry, losses = jax.lax.scan(epoch_step, carry, None, config.update_epochs)
         return carry[0], losses
 
-    def update(
-        runner: RunnerState,
-        env_params=env_params,
-        reward_vector=None,
-        ent_coef=None,
-        program_levers=None,
-    ):
-        runner, traj, last_value = rollout(runner, env_params, reward_vector, program_levers)
+    return learn
+
+
+def rollout_metrics(traj: Transition, reward_names: Sequence[str]) -> dict[str, jax.Array]:
+    """The per-update metrics read from a rollout's transitions (training.md §3)."""
+    steps = traj.action.size
+    metrics = {
+        "train/mean_reward": (traj.reward if traj.env_reward is None else traj.env_reward).mean(),
+        "episode_return_sum": traj.completed_return.sum(),
+        "episode_length_sum": traj.completed_length.sum().astype(jnp.float32),
+        "train/num_episodes": traj.done.sum().astype(jnp.float32),
+        "actions/move_frac": jnp.sum(traj.action < 4) / steps,
+        "actions/siphon_frac": jnp.sum(traj.action == 4) / steps,
+        "actions/program_frac": jnp.sum(traj.action >= 5) / steps,
+        # How often siphon / some program could have been taken (health checks, §3.7).
+        "actions/siphon_valid_frac": jnp.sum(traj.mask[..., 4]) / steps,
+        "actions/program_valid_frac": jnp.sum(jnp.any(traj.mask[..., 5:], axis=-1)) / steps,
+        # Summed stage at episode end: divided by num_episodes into stats/mean_final_stage.
+        "final_stage_sum": jnp.sum(jnp.where(traj.done, traj.stage, 0)).astype(jnp.float32),
+        "stats/highest_stage": traj.stage.max().astype(jnp.float32),
+        "stats/empty_mask_steps": traj.empty_mask.sum().astype(jnp.float32),
+    }
+    if traj.env_reward is not None:  # a shaped reward: what PPO trained on
+        metrics["train/weighted_mean_reward"] = traj.reward.mean()
+        metrics["weighted_return_sum"] = traj.completed_weighted_return.sum()
+    for name, term in traj.shaping_terms.items():
+        metrics[f"train/{name}"] = term.mean()
+    if traj.truncated is not None:
+        metrics["train/truncated_episodes"] = traj.truncated.sum().astype(jnp.float32)
+    component_means = traj.components.mean(axis=(0, 1))
+    for i, name in enumerate(reward_names):
+        metrics[f"reward/{name}"] = component_means[i]
+    return metrics
+
+
+def _make_rollout(parts: _Parts, env_step):
+    network, value_scale = parts.network, parts.value_scale
+
+    def rollout(runner: RunnerState, inputs: dict | None = None):
+        """num_steps env steps under one update's `inputs`; returns the runner after them,
+        the trajectory and V(o_T)."""
+        inputs = {} if inputs is None else inputs
+        runner, traj = jax.lax.scan(
+            lambda c, _: env_step(c, inputs), runner, None, parts.config.num_steps
+        )
+        traj = parts.keep_env_sharded(traj, parts.time_env_sharding)
+        _, last_head = network.apply(runner.train_state.params, runner.obs)
+        return runner, traj, value_scale.to_value(last_head)
+
+    return rollout
+
+
+def _make_update(parts: _Parts, rollout, compute_gae, learn):
+    config = parts.config
+
+    def update(runner: RunnerState, inputs: dict | None = None):
+        """One PPO update under `inputs` (one row of the chunk's scheduled inputs)."""
+        inputs = {} if inputs is None else inputs
+        runner, traj, last_value = rollout(runner, inputs)
         advantages, targets = compute_gae(traj, last_value)
         rng, epoch_key = jax.random.split(runner.rng)
         ent_coef_programs = None
         if config.ent_coef_programs:  # a program lever: off before the levers' update
-            switch = 1.0 if program_levers is None else program_levers
+            switch = inputs.get("program_levers", 1.0)
             ent_coef_programs = jnp.float32(config.ent_coef_programs) * switch
         train_state, losses = learn(
-            runner.train_state, epoch_key, traj, advantages, targets, ent_coef, ent_coef_programs
+            runner.train_state,
+            epoch_key,
+            traj,
+            advantages,
+            targets,
+            inputs.get("ent_coef"),
+            ent_coef_programs,
         )
-
         metrics = {k: v.mean() for k, v in losses.items()}
-        metrics.update(rollout_metrics(traj))
+        metrics.update(rollout_metrics(traj, parts.reward_names))
         return runner._replace(train_state=train_state, rng=rng), metrics
 
-    # -------------------------------------------------------------------- chunk
-    def train_chunk(
-        runner: RunnerState,
-        num_active,
-        env_params=env_params,
-        reward_vector=None,
-        ent_coef=None,
-        program_levers=None,
-    ):
+    return update
+
+
+def _make_chunk(config: TrainConfig, update):
+    def train_chunk(runner: RunnerState, num_active, inputs: dict | None = None):
         """`log_interval` updates; those at index >= num_active are skipped.
 
-        Skipping (instead of compiling a shorter chunk) runs a remainder with
-        the same compiled function (§2.8). `env_params`, `reward_vector`
-        (f32[15], `--reward-weights-anneal`), `ent_coef` (f32[],
-        `--ent-coef-anneal`) and `program_levers` (f32[] 0 or 1,
-        `--program-levers-from-update`) are traced: a new curriculum
-        probability, weight, coefficient or switch each chunk does not
-        recompile (§1.7, §1.1).
+        Skipping (instead of compiling a shorter chunk) runs a remainder with the same
+        compiled function (§2.8). `inputs` holds one row per update of every scheduled
+        setting (`Trainer.chunk_inputs`): traced, so a new value does not recompile.
         """
+        inputs = {} if inputs is None else inputs
 
         # Jitted so the shapes below and the cond trace the update (and the game's step
         # inside it) once, not twice: tracing is much of a compile (XLA inlines the call).
         @jax.jit
-        def run_update(r):
-            return update(r, env_params, reward_vector, ent_coef, program_levers)
+        def run_update(r, row):
+            return update(r, row)
 
-        metric_shapes = jax.eval_shape(lambda r: run_update(r)[1], runner)
+        first_row = jax.tree_util.tree_map(lambda x: x[0], inputs)
+        metric_shapes = jax.eval_shape(lambda r: run_update(r, first_row)[1], runner)
 
-        def skip(r):
+        def skip(r, _row):
             return r, jax.tree_util.tree_map(lambda s: jnp.zeros(s.shape, s.dtype), metric_shapes)
 
-        def body(r, index):
-            return jax.lax.cond(index < num_active, run_update, skip, r)
+        def body(r, xs):
+            index, row = xs
+            return jax.lax.cond(index < num_active, run_update, skip, r, row)
 
-        return jax.lax.scan(body, runner, jnp.arange(config.log_interval))
+        return jax.lax.scan(body, runner, (jnp.arange(config.log_interval), inputs))
 
-    jitted_chunk = jax.jit(train_chunk, donate_argnums=(0,))
-    # The update's phases, unjitted, for profiling (python/scripts/profile_train.py).
-    phases = {
-        "env_step": env_step,
-        "rollout": rollout,
-        "compute_gae": compute_gae,
-        "loss_fn": loss_fn,
-        "learn": learn,
-        "rollout_metrics": rollout_metrics,
-        "update": update,
-    }
-    return Trainer(
-        config=config,
-        network=network,
-        optimizer=optimizer,
-        init=init,
-        train_chunk=jitted_chunk,
-        env_sharding=env_sharding,
-        replicated=replicated,
-        reward_names=reward_names,
-        phases=phases,
-    )
+    return train_chunk
 
 
 def place_runner_state(trainer: Trainer, runner: RunnerState) -> RunnerState:
@@ -877,7 +686,7 @@ def place_runner_state(trainer: Trainer, runner: RunnerState) -> RunnerState:
         weighted_episode_return=jax.device_put(
             runner.weighted_episode_return, trainer.env_sharding
         ),
-        program_used=jax.device_put(runner.program_used, trainer.env_sharding),
+        shaping_carry=jax.device_put(runner.shaping_carry, trainer.env_sharding),
     )
 
 
@@ -885,17 +694,12 @@ __all__ = [
     "make_train",
     "make_mesh",
     "make_optimizer",
-    "make_program_bonus",
-    "make_spending_refund",
-    "make_siphon_pay_on_use",
-    "make_retreat_charge",
-    "make_reward_weighting",
     "ent_coef_at",
     "program_levers_at",
     "reward_anneal_progress",
     "reward_weight_vector",
     "reward_weights_at",
-    "owned_program_count",
+    "rollout_metrics",
     "place_runner_state",
     "RunnerState",
     "Trainer",
