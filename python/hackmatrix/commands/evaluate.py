@@ -168,7 +168,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     if args.target and args.seeds is None:
         p.error("--target counts seeds: it needs --seeds JSON...")
     if args.seeds is not None:
-        from hackmatrix.purejaxrl.seed_stats import parse_target
+        from hackmatrix.analysis.seed_stats import parse_target
 
         try:
             args.target = [parse_target(text) for text in args.target]
@@ -197,7 +197,7 @@ def choose_policies(text: str, args) -> list:
 
 def compare_saved(paths: list[Path]) -> int:
     """`--reports`: the saved reports side by side, with standard errors; plays nothing."""
-    from hackmatrix.purejaxrl import eval_stats
+    from hackmatrix.analysis import eval_stats
 
     try:
         print(eval_stats.compare_reports(paths))
@@ -209,7 +209,7 @@ def compare_saved(paths: list[Path]) -> int:
 
 def summarize_saved_seeds(paths: list[Path], targets: list) -> int:
     """`--seeds`: saved reports of one configuration on several seeds; plays nothing."""
-    from hackmatrix.purejaxrl import eval_stats, seed_stats
+    from hackmatrix.analysis import eval_stats, seed_stats
 
     try:
         print(seed_stats.summarize_seeds(paths, targets))

@@ -39,6 +39,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ..analysis import eval_stats
 from ..names import (
     FIRST_PROGRAM_ACTION,
     LAST_STAGE,
@@ -49,7 +50,7 @@ from ..names import (
     SIPHON_ACTION,
     Program,
 )
-from . import distribution, eval_stats
+from . import distribution
 
 RANDOM = "random"
 MODES = ("greedy", "sample")
