@@ -18,6 +18,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from flax import struct
 
 from hackmatrix.analysis.choosers import Greedy
 from hackmatrix.analysis.facts import FACTS, UNFINISHED, stage_entry_facts
@@ -177,3 +178,42 @@ def test_greedy_games_of_a_fixed_network_are_pinned(plain):
     state = plain["state"]
     counts = {**plain["counts"], "final_stage": state.stage, "game_seed": state.seed}
     assert games_digest(counts) == PINNED
+
+
+@struct.dataclass
+class FirstValid:
+    """A chooser of another kind, as a tree search would be: its own static setting, the
+    state at hand, no network."""
+
+    offset: int = struct.field(pytree_node=False, default=0)
+
+    def __call__(self, key, obs, mask, state):
+        first = jnp.argmax(jnp.roll(mask, -self.offset, axis=-1), axis=-1)
+        return (first + self.offset) % mask.shape[-1]
+
+
+def test_any_chooser_plugs_in():
+    """On the stand-in game (it compiles in seconds): the recorded actions are the
+    chooser's, and a different static setting is a different chooser."""
+    import standin_env
+
+    def actions(chooser):
+        played = play(
+            chooser,
+            GameKeys(jax.random.split(jax.random.PRNGKey(0), 3)),
+            jax.random.split(jax.random.PRNGKey(1), 3),
+            jnp.int32(30),
+            standin_env.EnvParams(),
+            env=standin_env,
+            watcher=TRAJECTORY,
+            record_steps=30,
+        )
+        steps = jax.device_get(played["trace"])
+        masks = np.concatenate([played["counts"]["start_mask"][None], steps["mask"][:-1]])
+        return steps["action"], masks, steps["live"]
+
+    chosen, masks, live = actions(FirstValid())
+    np.testing.assert_array_equal(chosen[live], masks.argmax(-1)[live])
+    shifted, masks, live = actions(FirstValid(offset=1))
+    assert np.take_along_axis(masks, shifted[..., None], -1)[..., 0][live].all()
+    assert not np.array_equal(shifted, chosen)
