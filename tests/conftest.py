@@ -41,7 +41,7 @@ HEAVY_FILES_FIRST = (
     "tests/purejaxrl/test_bit_identical.py",  # ~220: five recipes, five compiles
     "tests/purejaxrl/test_runs.py",  # 288
     "tests/purejaxrl/test_learning.py",  # 182
-    "tests/purejaxrl/test_behaviour.py",  # 177
+    "tests/analysis/test_behaviour.py",  # 177
     "tests/jax_env/test_properties.py",  # 138
     "parity/tests/test_parity_engines.py",  # 131
     "tests/purejaxrl/test_networks.py",  # 120
