@@ -16,12 +16,15 @@ hash only in the second case, and say why in the commit.
 """
 
 import hashlib
+from functools import partial
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 
 import hackmatrix.jax_env as J
+from hackmatrix.jax_env.machinery import form
 
 ENVS = 64
 CHUNK = 32  # steps per jitted call: one compile, a bounded host buffer per call
@@ -63,13 +66,19 @@ _v_step = jax.vmap(J.step, in_axes=(None, 0, 0))
 _v_mask = jax.vmap(J.action_mask)
 
 
-@jax.jit
-def _reset(key: jax.Array, params: J.EnvParams) -> tuple[jax.Array, J.EnvState]:
-    return jax.vmap(J.reset, in_axes=(0, None))(jax.random.split(key, ENVS), params)
+@partial(jax.jit, static_argnames="step_form")
+def _reset(key: jax.Array, params: J.EnvParams, step_form: str) -> tuple[jax.Array, J.EnvState]:
+    with form.using(step_form):
+        return jax.vmap(J.reset, in_axes=(0, None))(jax.random.split(key, ENVS), params)
 
 
-@jax.jit
-def _chunk(carry: tuple, params: J.EnvParams) -> tuple:
+@partial(jax.jit, static_argnames="step_form")
+def _chunk(carry: tuple, params: J.EnvParams, step_form: str) -> tuple:
+    with form.using(step_form):
+        return _scan(carry, params)
+
+
+def _scan(carry: tuple, params: J.EnvParams) -> tuple:
     def one(carry: tuple, _: None) -> tuple:
         obs, states, key = carry
         key, k_act, k_reset = jax.random.split(key, 3)
@@ -89,22 +98,26 @@ def _update(h: "hashlib._Hash", tree: object) -> None:
         h.update(np.ascontiguousarray(a).tobytes())
 
 
-def fingerprint(params: J.EnvParams, seed: int) -> str:
+def fingerprint(params: J.EnvParams, seed: int, step_form: str) -> str:
     """sha256 of a CHUNKS x CHUNK-step rollout of ENVS envs (see the module docstring)."""
     h = hashlib.sha256()
     key = jax.random.PRNGKey(seed)
-    obs, states = _reset(key, params)
+    obs, states = _reset(key, params, step_form)
     _update(h, (obs, states))
     carry = (obs, states, jax.random.fold_in(key, 1))
     for _ in range(CHUNKS):
-        carry, outs = _chunk(carry, params)
+        carry, outs = _chunk(carry, params, step_form)
         _update(h, outs)
     return h.hexdigest()
 
 
-def test_canonical_rollout_is_unchanged():
-    assert fingerprint(J.EnvParams(), 51) == EXPECTED["canonical"]
+# Both forms of the step (machinery/form.py) must give the recorded results: the gathered
+# form a CPU runs, the masked form an accelerator runs (here compiled for the CPU).
+@pytest.mark.parametrize("step_form", form.FORMS)
+def test_canonical_rollout_is_unchanged(step_form):
+    assert fingerprint(J.EnvParams(), 51, step_form) == EXPECTED["canonical"]
 
 
-def test_curriculum_rollout_is_unchanged():
-    assert fingerprint(CURRICULUM, 52) == EXPECTED["curriculum"]
+@pytest.mark.parametrize("step_form", form.FORMS)
+def test_curriculum_rollout_is_unchanged(step_form):
+    assert fingerprint(CURRICULUM, 52, step_form) == EXPECTED["curriculum"]

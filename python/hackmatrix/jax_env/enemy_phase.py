@@ -21,7 +21,7 @@ from .constants import (
     VIRUS,
 )
 from .grid import NEIGHBOURS, col, manhattan, row
-from .machinery import bits, slots
+from .machinery import bits, form, slots
 from .machinery.batching import where_needed
 from .machinery.bits import CellSet
 from .machinery.lists import compact
@@ -174,13 +174,26 @@ _rest_where = where_needed(_activate_rest)
 ROUNDS_FOR_ALL = 2
 
 
+def _activate_all(a: Activations, movers: Movers, keys: jax.Array) -> Activations:
+    """A whole sub-step: one activation per remaining enemy in key order.
+
+    Gathered form: ROUNDS_FOR_ALL activations for every env, the rest only for
+    the envs with more ready enemies, until none remains. Masked form: a fixed
+    MAX_OCCUPANTS activations for every env (an activation with no enemy
+    remaining changes nothing), so no loop waits on the data.
+    """
+    if form.masked():
+        return jax.lax.fori_loop(0, MAX_OCCUPANTS, lambda _, a: _act(movers, keys, a), a)
+    for _ in range(ROUNDS_FOR_ALL):
+        a = _act(movers, keys, a)
+    return _rest_where(slots.any_true(a.remaining), a, (movers, keys))
+
+
 def enemies_act(board: Board, seed: jax.Array, step: jax.Array) -> Board:
     """§8.4: sub-step 0 for all ready enemies, sub-step 1 for ready viruses, each in keyed order.
 
     Disabled and stunned enemies stay so for the whole phase, so the set of
-    enemies that can act in a sub-step is known before it starts. Under vmap
-    every env runs the first ROUNDS_FOR_ALL activations together and only envs
-    with more ready enemies run the rest (batching.where_needed).
+    enemies that can act in a sub-step is known before it starts.
     """
     ready = board.e_active & (board.e_disabled == 0) & ~board.e_stunned
     movers = Movers(board.player_pos, board.e_type, bits.pack(board.content == BLOCK))
@@ -196,9 +209,7 @@ def enemies_act(board: Board, seed: jax.Array, step: jax.Array) -> Board:
     for sub_step, site in ((0, SITE_ENEMY_ORDER_A), (1, SITE_ENEMY_ORDER_B)):
         a = a._replace(remaining=ready if sub_step == 0 else ready & (board.e_type == VIRUS))
         keys = draw_from_base(site_base(seed, site, step), SLOTS)
-        for _ in range(ROUNDS_FOR_ALL):  # an activation with no enemy remaining changes nothing
-            a = _act(movers, keys, a)
-        a = _rest_where(slots.any_true(a.remaining), a, (movers, keys))
+        a = _activate_all(a, movers, keys)
     return board.replace(hp=a.hp, e_pos=a.e_pos, e_last_known=a.e_last_known)
 
 
