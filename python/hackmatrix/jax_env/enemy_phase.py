@@ -26,7 +26,7 @@ from .machinery.batching import where_needed
 from .machinery.bits import CellSet
 from .machinery.lists import compact
 from .machinery.trees import select
-from .rng import draw_from_base, site_base
+from .rng import draw_from_base, rank_keys, site_base
 from .spawning import SCHEDULED_TASK, SIPHON_BACKLOG, spawn_transmissions
 from .state import Board, EnvState
 
@@ -137,10 +137,14 @@ def _move_target(
 
 def _act(movers: Movers, keys: jax.Array, a: Activations) -> Activations:
     """One activation: the next remaining enemy in key order attacks or moves."""
+    return _act_on(movers, _next_in_key_order(keys, a.remaining), slots.any_true(a.remaining), a)
+
+
+def _act_on(movers: Movers, i: jax.Array, present: jax.Array, a: Activations) -> Activations:
+    """Enemy i's activation if `present` (else nothing changes): it attacks or moves."""
     player = movers.player
-    i = _next_in_key_order(keys, a.remaining)
     this = i == SLOTS
-    acts = slots.any_true(a.remaining) & ~a.attacked[i]
+    acts = present & ~a.attacked[i]
     s = a.e_pos[i]
     adjacent = manhattan(s, player) == 1
     strike = acts & adjacent
@@ -183,10 +187,26 @@ def _activate_all(a: Activations, movers: Movers, keys: jax.Array) -> Activation
     remaining changes nothing), so no loop waits on the data.
     """
     if form.masked():
-        return jax.lax.fori_loop(0, MAX_OCCUPANTS, lambda _, a: _act(movers, keys, a), a)
+        return _activate_in_order(a, movers, keys)
     for _ in range(ROUNDS_FOR_ALL):
         a = _act(movers, keys, a)
     return _rest_where(slots.any_true(a.remaining), a, (movers, keys))
+
+
+def _activate_in_order(a: Activations, movers: Movers, keys: jax.Array) -> Activations:
+    """The masked form's sub-step: the order is ranked once, then MAX_OCCUPANTS rounds.
+
+    Round k activates the k-th remaining enemy by (key, slot), the order
+    `_next_in_key_order` picks them in; rounds past the last change nothing.
+    """
+    n = slots.count(a.remaining)
+    rank = jnp.where(a.remaining, rank_keys(keys, a.remaining), MAX_OCCUPANTS)
+    order = jnp.zeros(MAX_OCCUPANTS, jnp.int32).at[rank].set(SLOTS, mode="drop")
+
+    def round_k(k: jax.Array, a: Activations) -> Activations:
+        return _act_on(movers, order[k], k < n, a)
+
+    return jax.lax.fori_loop(0, MAX_OCCUPANTS, round_k, a)
 
 
 def enemies_act(board: Board, seed: jax.Array, step: jax.Array) -> Board:

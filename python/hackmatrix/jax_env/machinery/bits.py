@@ -52,6 +52,10 @@ def pack(mask: jax.Array) -> CellSet:
     """bool[..., 36] -> the set of its true cells."""
     # Two 18-cell sums: XLA's CPU backend slows reductions over > 32 items.
     m = mask.astype(jnp.uint32)
+    if form.masked():  # both words in one reduction: one kernel
+        shifts = (_SHIFTS_LO + _SHIFTS_HI).reshape(2, 18)
+        words = jnp.sum(m.reshape(m.shape[:-1] + (2, 18)) * shifts, axis=-1, dtype=jnp.uint32)
+        return CellSet(words[..., 0], words[..., 1])
     lo = jnp.sum(m[..., :18] * _SHIFTS_LO[:18], axis=-1, dtype=jnp.uint32)
     hi = jnp.sum(m[..., 18:] * _SHIFTS_HI[18:], axis=-1, dtype=jnp.uint32)
     return CellSet(lo, hi)
