@@ -66,6 +66,26 @@ def parse_args(argv=None):
     parser.add_argument("--repeats", type=positive_int, default=2)
     parser.add_argument("--out", default="bench_results/bench_jax_env.json")
     parser.add_argument(
+        "--hlo-stats",
+        action="store_true",
+        help="only compile the vmapped step at each --num-envs and print its fusions, while "
+        "loops (data-dependent vs fixed trip count) and instructions (hackmatrix.hlo_stats); "
+        "runs nothing",
+    )
+    parser.add_argument(
+        "--step-form",
+        choices=("gathered", "masked"),
+        default=None,
+        help="the step's compiled form (hackmatrix/jax_env/machinery/form.py); "
+        "default: the backend's (gathered on CPU, masked on accelerators)",
+    )
+    parser.add_argument(
+        "--ab-forms",
+        action="store_true",
+        help="time both step forms in one process, alternating call by call, and print "
+        "the median steps/s of each at every --num-envs",
+    )
+    parser.add_argument(
         "--cpu-devices",
         type=positive_int,
         default=os.cpu_count() or 1,
@@ -86,6 +106,8 @@ from jax.sharding import Mesh, NamedSharding  # noqa: E402
 from jax.sharding import PartitionSpec as P  # noqa: E402
 
 import hackmatrix.jax_env as J  # noqa: E402
+from hackmatrix.hlo_stats import HloStats, compiled_stats  # noqa: E402
+from hackmatrix.jax_env.machinery import form  # noqa: E402
 
 try:  # jax >= 0.7; the engine's loops build constants that are the same on every device
     from jax import shard_map as _shard_map
@@ -165,33 +187,54 @@ def devices_for(num_envs, devices):
     return devices[: math.gcd(num_envs, len(devices))]
 
 
-def bench(num_envs, steps, repeats, devices):
-    devices = devices_for(num_envs, devices)
+def prepare(num_envs, steps, devices, step_form=None):
+    """(compiled rollout, its first inputs, compile s, reset compile s) in a step form.
+
+    `step_form` None: the backend's form (hackmatrix.jax_env.machinery.form).
+    """
+    step_form = step_form or form.default_form()
     keys = jax.random.split(jax.random.PRNGKey(0), len(devices))
     t0 = time.perf_counter()
-    obs, states = jax.jit(jax.vmap(J.reset))(jax.random.split(jax.random.PRNGKey(1), num_envs))
-    jax.block_until_ready(states)
-    reset_compile = time.perf_counter() - t0
-    rollout, sharding = make_sharded_rollout(num_envs, steps, devices)
-    obs, states, keys = jax.device_put((obs, states, keys), sharding)
-    t0 = time.perf_counter()
-    compiled = rollout.lower(keys, obs, states).compile()
+    with form.using(step_form):
+        reset = jax.jit(jax.vmap(J.reset))
+        obs, states = reset(jax.random.split(jax.random.PRNGKey(1), num_envs))
+        jax.block_until_ready(states)
+        reset_compile = time.perf_counter() - t0
+        rollout, sharding = make_sharded_rollout(num_envs, steps, devices)
+        inputs = jax.device_put((keys, obs, states), sharding)
+        t0 = time.perf_counter()
+        compiled = rollout.lower(*inputs).compile()
     compile_s = time.perf_counter() - t0
+    keys, obs, states = inputs
     obs, states, keys, _ = compiled(keys, obs, states)  # warm-up
     jax.block_until_ready(states)
+    return compiled, (keys, obs, states), compile_s, reset_compile
+
+
+def timed_call(compiled, inputs):
+    """(seconds, next inputs, finished episodes) of one call."""
+    keys, obs, states = inputs
+    t0 = time.perf_counter()
+    obs, states, keys, done = compiled(keys, obs, states)
+    jax.block_until_ready((obs, states))
+    return time.perf_counter() - t0, (keys, obs, states), int(jnp.sum(done))
+
+
+def bench(num_envs, steps, repeats, devices, step_form=None):
+    devices = devices_for(num_envs, devices)
+    compiled, inputs, compile_s, reset_compile = prepare(num_envs, steps, devices, step_form)
     best = float("inf")
     episodes = 0
     steal_before = steal_reading()
     for _ in range(repeats):
-        t0 = time.perf_counter()
-        obs, states, keys, done = compiled(keys, obs, states)
-        jax.block_until_ready((obs, states))
-        best = min(best, time.perf_counter() - t0)
-        episodes += int(jnp.sum(done))
+        seconds, inputs, done = timed_call(compiled, inputs)
+        best = min(best, seconds)
+        episodes += done
     steal = steal_percent(steal_before)
     return {
         "num_envs": num_envs,
         "devices": len(devices),
+        "step_form": step_form or form.default_form(),
         "steps_per_call": steps,
         "seconds_per_call": best,
         "steps_per_second": num_envs * steps / best,
@@ -202,16 +245,84 @@ def bench(num_envs, steps, repeats, devices):
     }
 
 
-def step_compile_time():
+def ab_forms(num_envs, steps, repeats, devices):
+    """Steps/s of both step forms in one process, alternating call by call (same hour).
+
+    Returns {form: [steps/s of each call]}; the forms give the same results bit for bit
+    (tests/jax_env/test_step_fingerprint.py), so only the time differs.
+    """
+    devices = devices_for(num_envs, devices)
+    prepared = {f: list(prepare(num_envs, steps, devices, f)[:2]) for f in form.FORMS}
+    rates = {f: [] for f in form.FORMS}
+    for _ in range(repeats):
+        for f, entry in prepared.items():
+            seconds, entry[1], _ = timed_call(*entry)
+            rates[f].append(num_envs * steps / seconds)
+    return rates
+
+
+def step_compile_time(step_form=None):
     """Compile time of the vmapped step alone (batch 64)."""
-    _, states = jax.jit(jax.vmap(J.reset))(jax.random.split(jax.random.PRNGKey(1), 64))
+    return step_hlo_stats(64, step_form)[1]
+
+
+def step_hlo_stats(num_envs: int, step_form: str | None = None) -> tuple[HloStats, float]:
+    """(HloStats, compile seconds) of the vmapped step (J.step, observation included) at a batch.
+
+    The step is compiled for the default device of the current backend, alone
+    (no rollout loop around it), so the counts are the step's own.
+    """
+    _, states = jax.jit(jax.vmap(J.reset))(jax.random.split(jax.random.PRNGKey(1), num_envs))
     v_step = jax.jit(jax.vmap(J.step, in_axes=(None, 0, 0)))
     t0 = time.perf_counter()
-    v_step.lower(None, states, jnp.zeros(64, jnp.int32)).compile()
-    return time.perf_counter() - t0
+    with form.using(step_form or form.default_form()):
+        compiled = v_step.lower(None, states, jnp.zeros(num_envs, jnp.int32)).compile()
+    return compiled_stats(compiled), time.perf_counter() - t0
+
+
+def print_hlo_stats(args):
+    device = jax.local_devices()[0]
+    step_form = args.step_form or form.default_form()
+    results = {"device": str(device), "step_form": step_form, "runs": []}
+    for n in args.num_envs:
+        stats, compile_s = step_hlo_stats(n, step_form)
+        print(
+            f"{n:>7} envs ({device.platform}, {step_form} form, compile {compile_s:.1f} s): "
+            f"{stats.summary()}"
+        )
+        print(f"        ops outside fusions: {stats.top_opcodes}", flush=True)
+        results["runs"].append({"num_envs": n, "compile_s": compile_s, **stats.as_dict()})
+    out = args.out.replace(".json", "_hlo.json")
+    os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
+    with open(out, "w") as f:
+        json.dump(results, f, indent=2)
+    print(f"wrote {out}")
+
+
+def print_ab_forms(args, devices):
+    results = {"device": str(devices[0]), "devices": len(devices), "runs": []}
+    for n in args.num_envs:
+        rates = ab_forms(n, args.steps, args.repeats, devices)
+        medians = {f: sorted(r)[len(r) // 2] for f, r in rates.items()}
+        print(
+            f"{n:>7} envs: "
+            + ", ".join(f"{f} median {medians[f]:,.0f} steps/s" for f in form.FORMS)
+            + f" (masked/gathered {medians[form.MASKED] / medians[form.GATHERED]:.2f}; "
+            f"{args.repeats} alternating calls each)",
+            flush=True,
+        )
+        results["runs"].append({"num_envs": n, "steps_per_second": rates, "medians": medians})
+    out = args.out.replace(".json", "_ab_forms.json")
+    os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
+    with open(out, "w") as f:
+        json.dump(results, f, indent=2)
+    print(f"wrote {out}")
 
 
 def main(args):
+    if args.hlo_stats:
+        print_hlo_stats(args)
+        return
     devices = jax.local_devices()
     if devices[0].platform == "cpu":
         if len(devices) < args.cpu_devices:
@@ -221,13 +332,16 @@ def main(args):
                 "(XLA_FLAGS already set a device count?)"
             )
         devices = devices[: args.cpu_devices]
+    if args.ab_forms:
+        print_ab_forms(args, devices)
+        return
     results = {
         "device": str(devices[0]),
         "devices": len(devices),
         "platform": platform.platform(),
         "cpu_count": os.cpu_count(),
         "xla_flags": os.environ.get("XLA_FLAGS", ""),
-        "vmapped_step_compile_s": step_compile_time(),
+        "vmapped_step_compile_s": step_compile_time(args.step_form),
         "runs": [],
     }
     print(
@@ -239,7 +353,7 @@ def main(args):
         f"{'episodes':>9} {'steal %':>8}"
     )
     for n in args.num_envs:
-        r = bench(n, args.steps, args.repeats, devices)
+        r = bench(n, args.steps, args.repeats, devices, args.step_form)
         results["runs"].append(r)
         steal = "-" if r["cpu_steal_percent"] is None else f"{r['cpu_steal_percent']:.0f}"
         print(

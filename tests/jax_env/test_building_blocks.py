@@ -178,3 +178,34 @@ def test_batching_rules_match_their_unbatched_meaning(batch):
     assert np.array_equal(np.asarray(select_rare(False, other, x)["b"]), np.asarray(x["b"]))
     kept, count = where_needed(_double_and_count)(False, x, (extra[0],), default=jnp.int32(-1))
     assert np.array_equal(np.asarray(kept["a"]), np.asarray(x["a"])) and int(count) == -1
+
+
+def _cancel_until_stable(moving, occupant):
+    """resolveMoves' cascading cancellation as the rules state it: passes until none cancels."""
+    moving = moving.copy()
+    while True:
+        blocked = (occupant >= 0) & ~moving[np.clip(occupant, 0, None)]
+        if not (moving & blocked).any():
+            return moving
+        moving &= ~blocked
+
+
+def test_keep_unblocked_equals_repeated_cancellation_passes():
+    """Pointer doubling keeps the movers the passes keep, for chains, loops and long chains."""
+    from hackmatrix.jax_env.programs import keep_unblocked
+
+    rng = np.random.default_rng(51)
+    cases = []
+    for _ in range(400):
+        moving = rng.random(35) < rng.random()
+        occupant = np.where(rng.random(35) < 0.6, rng.integers(0, 35, 35), -1)
+        cases.append((moving, occupant))
+    chain = np.arange(1, 36) % 35  # one loop through all 35 slots
+    cases.append((np.ones(35, bool), chain))
+    broken = np.ones(35, bool)
+    broken[34] = False
+    cases.append((broken, np.append(np.arange(1, 35), -1)))  # a 35-long chain ending in a stayer
+    keep = jax.jit(jax.vmap(keep_unblocked))
+    got = np.asarray(keep(jnp.asarray([m for m, _ in cases]), jnp.asarray([o for _, o in cases])))
+    for (moving, occupant), result in zip(cases, got):
+        assert np.array_equal(result, _cancel_until_stable(moving, occupant))

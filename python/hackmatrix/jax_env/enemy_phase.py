@@ -21,12 +21,12 @@ from .constants import (
     VIRUS,
 )
 from .grid import NEIGHBOURS, col, manhattan, row
-from .machinery import bits, slots
+from .machinery import bits, form, slots
 from .machinery.batching import where_needed
 from .machinery.bits import CellSet
 from .machinery.lists import compact
 from .machinery.trees import select
-from .rng import draw_from_base, site_base
+from .rng import draw_from_base, rank_keys, site_base
 from .spawning import SCHEDULED_TASK, SIPHON_BACKLOG, spawn_transmissions
 from .state import Board, EnvState
 
@@ -137,10 +137,14 @@ def _move_target(
 
 def _act(movers: Movers, keys: jax.Array, a: Activations) -> Activations:
     """One activation: the next remaining enemy in key order attacks or moves."""
+    return _act_on(movers, _next_in_key_order(keys, a.remaining), slots.any_true(a.remaining), a)
+
+
+def _act_on(movers: Movers, i: jax.Array, present: jax.Array, a: Activations) -> Activations:
+    """Enemy i's activation if `present` (else nothing changes): it attacks or moves."""
     player = movers.player
-    i = _next_in_key_order(keys, a.remaining)
     this = i == SLOTS
-    acts = slots.any_true(a.remaining) & ~a.attacked[i]
+    acts = present & ~a.attacked[i]
     s = a.e_pos[i]
     adjacent = manhattan(s, player) == 1
     strike = acts & adjacent
@@ -174,13 +178,42 @@ _rest_where = where_needed(_activate_rest)
 ROUNDS_FOR_ALL = 2
 
 
+def _activate_all(a: Activations, movers: Movers, keys: jax.Array) -> Activations:
+    """A whole sub-step: one activation per remaining enemy in key order.
+
+    Gathered form: ROUNDS_FOR_ALL activations for every env, the rest only for
+    the envs with more ready enemies, until none remains. Masked form: a fixed
+    MAX_OCCUPANTS activations for every env (an activation with no enemy
+    remaining changes nothing), so no loop waits on the data.
+    """
+    if form.masked():
+        return _activate_in_order(a, movers, keys)
+    for _ in range(ROUNDS_FOR_ALL):
+        a = _act(movers, keys, a)
+    return _rest_where(slots.any_true(a.remaining), a, (movers, keys))
+
+
+def _activate_in_order(a: Activations, movers: Movers, keys: jax.Array) -> Activations:
+    """The masked form's sub-step: the order is ranked once, then MAX_OCCUPANTS rounds.
+
+    Round k activates the k-th remaining enemy by (key, slot), the order
+    `_next_in_key_order` picks them in; rounds past the last change nothing.
+    """
+    n = slots.count(a.remaining)
+    rank = jnp.where(a.remaining, rank_keys(keys, a.remaining), MAX_OCCUPANTS)
+    order = jnp.zeros(MAX_OCCUPANTS, jnp.int32).at[rank].set(SLOTS, mode="drop")
+
+    def round_k(k: jax.Array, a: Activations) -> Activations:
+        return _act_on(movers, order[k], k < n, a)
+
+    return jax.lax.fori_loop(0, MAX_OCCUPANTS, round_k, a)
+
+
 def enemies_act(board: Board, seed: jax.Array, step: jax.Array) -> Board:
     """§8.4: sub-step 0 for all ready enemies, sub-step 1 for ready viruses, each in keyed order.
 
     Disabled and stunned enemies stay so for the whole phase, so the set of
-    enemies that can act in a sub-step is known before it starts. Under vmap
-    every env runs the first ROUNDS_FOR_ALL activations together and only envs
-    with more ready enemies run the rest (batching.where_needed).
+    enemies that can act in a sub-step is known before it starts.
     """
     ready = board.e_active & (board.e_disabled == 0) & ~board.e_stunned
     movers = Movers(board.player_pos, board.e_type, bits.pack(board.content == BLOCK))
@@ -196,9 +229,7 @@ def enemies_act(board: Board, seed: jax.Array, step: jax.Array) -> Board:
     for sub_step, site in ((0, SITE_ENEMY_ORDER_A), (1, SITE_ENEMY_ORDER_B)):
         a = a._replace(remaining=ready if sub_step == 0 else ready & (board.e_type == VIRUS))
         keys = draw_from_base(site_base(seed, site, step), SLOTS)
-        for _ in range(ROUNDS_FOR_ALL):  # an activation with no enemy remaining changes nothing
-            a = _act(movers, keys, a)
-        a = _rest_where(slots.any_true(a.remaining), a, (movers, keys))
+        a = _activate_all(a, movers, keys)
     return board.replace(hp=a.hp, e_pos=a.e_pos, e_last_known=a.e_last_known)
 
 

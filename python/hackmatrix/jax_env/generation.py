@@ -34,7 +34,7 @@ from .constants import (
     SPAWN_COST,
 )
 from .grid import CELLS, CORNERS, IS_CORNER
-from .machinery import bits
+from .machinery import bits, form
 from .machinery.bits import CellSet
 from .rng import draw, draw_from_base, rank_keys, site_base
 from .spawning import STAGE_START, spawn_transmissions
@@ -63,13 +63,14 @@ def _layouts_valid(chosen: jax.Array, exit_pos: jax.Array) -> jax.Array:
 
     # Flood fill from cell 0: a fixed MAX_DIST layers reach every connected cell.
     start = CellSet(*(jnp.broadcast_to(o, b.shape) for o, b in zip(origin, blocks)))
-    visited = jax.lax.fori_loop(0, bits.MAX_DIST, layer, start, unroll=bits.LAYERS_PER_ROUND)
+    visited = bits.layers(layer, start)
     connected = (visited.lo == free.lo) & (visited.hi == free.hi)
     siphonable = ~blocks.intersects(~bits.dilate(free))  # every block is next to a free cell
     return connected & siphonable
 
 
 ATTEMPT_CHUNK = 8  # attempts evaluated together; chunks run until one holds a valid layout
+CHUNKS = -(-BLOCK_ATTEMPTS // ATTEMPT_CHUNK)
 
 
 def _choose_cells(
@@ -87,26 +88,32 @@ def _first_valid_attempt(
 ) -> jax.Array:
     """Lowest attempt in 0..99 with a valid layout, or BLOCK_ATTEMPTS when none.
 
-    Attempts are independent (§10.3), so a chunk of them is checked at once and
-    later chunks are only evaluated while no valid attempt has been found.
+    Attempts are independent (§10.3), so a chunk of them is checked at once.
+    Gathered form: later chunks only while no valid attempt has been found.
+    Masked form: every chunk, a fixed count (no loop waits on the data).
     """
 
-    def not_done(carry: tuple[jax.Array, jax.Array]) -> jax.Array:
-        chunk, found = carry
-        return (found >= BLOCK_ATTEMPTS) & (chunk * ATTEMPT_CHUNK < BLOCK_ATTEMPTS)
-
-    def body(carry: tuple[jax.Array, jax.Array]) -> tuple[jax.Array, jax.Array]:
-        chunk, _ = carry
+    def chunk_found(chunk: jax.Array) -> jax.Array:
         attempts = chunk * ATTEMPT_CHUNK + jnp.arange(ATTEMPT_CHUNK, dtype=jnp.int32)
         valid = _layouts_valid(_choose_cells(seed, step, allowed, n, attempts), exit_pos)
         valid = valid & (attempts < BLOCK_ATTEMPTS)
-        found = jnp.where(jnp.any(valid), attempts[jnp.argmax(valid)], BLOCK_ATTEMPTS)
-        return chunk + 1, found
+        return jnp.where(jnp.any(valid), attempts[jnp.argmax(valid)], BLOCK_ATTEMPTS)
 
-    _, found = jax.lax.while_loop(
-        not_done, body, (jnp.asarray(0, jnp.int32), jnp.asarray(BLOCK_ATTEMPTS, jnp.int32))
-    )
-    return found
+    none = jnp.asarray(BLOCK_ATTEMPTS, jnp.int32)
+    if form.masked():
+        return jax.lax.fori_loop(
+            0, CHUNKS, lambda c, found: jnp.minimum(found, chunk_found(c)), none
+        )
+
+    def not_done(carry: tuple[jax.Array, jax.Array]) -> jax.Array:
+        chunk, found = carry
+        return (found >= BLOCK_ATTEMPTS) & (chunk < CHUNKS)
+
+    def body(carry: tuple[jax.Array, jax.Array]) -> tuple[jax.Array, jax.Array]:
+        chunk, _ = carry
+        return chunk + 1, chunk_found(chunk)
+
+    return jax.lax.while_loop(not_done, body, (jnp.asarray(0, jnp.int32), none))[1]
 
 
 def place_blocks(board: Board, seed: jax.Array, step: jax.Array, exit_pos: jax.Array) -> Board:

@@ -78,6 +78,29 @@ def _push_pull_wants(board: Board, pull: jax.Array) -> jax.Array:
     return jnp.where(any_ok & board.e_active, cell, -1)
 
 
+CHAIN_DOUBLINGS = 6  # 2**6 = 64 >= the 36 links of the longest chain or loop
+
+
+def keep_unblocked(moving: jax.Array, occupant: jax.Array) -> jax.Array:
+    """The movers left once every mover whose target holds a non-mover is cancelled, repeatedly.
+
+    `occupant[i]` is the enemy on the cell mover i wants (-1: none). Passes that
+    cancel such movers, repeated until one cancels nobody, keep exactly the
+    movers whose chain of occupants (i wants j's cell, j wants k's, ...) holds
+    only movers until it ends or loops. That AND along the chain is computed by
+    pointer doubling: after r rounds `ok` covers 2**r links and `nxt` jumps
+    2**r links ahead (the extra slot is a sentinel: no occupant, always fine).
+    CHAIN_DOUBLINGS rounds cover any chain, with no loop waiting on the data.
+    """
+    sentinel = moving.shape[-1]
+    nxt = jnp.append(jnp.where(occupant >= 0, occupant, sentinel), sentinel)
+    ok = jnp.append(moving, True)
+    for _ in range(CHAIN_DOUBLINGS):
+        ok = ok & ok[nxt]
+        nxt = nxt[nxt]
+    return ok[:sentinel]
+
+
 def _resolve_moves(board: Board, want: jax.Array) -> Board:
     """resolveMoves of §7.1: claims in list order, then cascading cancellations."""
     has_want = want >= 0
@@ -86,15 +109,7 @@ def _resolve_moves(board: Board, want: jax.Array) -> Board:
     w = jnp.clip(want, 0, NUM_CELLS - 1)
     tx_there = transmission_slot_at(board)[w] >= 0
     occupant = enemy_slot_at(board)[w]
-    moving = moving & ~tx_there
-
-    def cancel(carry: tuple[jax.Array, jax.Array]) -> tuple[jax.Array, jax.Array]:
-        mv, _ = carry
-        blocked = (occupant >= 0) & ~mv[jnp.clip(occupant, 0, SLOTS.shape[0] - 1)]
-        return mv & ~blocked, jnp.any(mv & blocked)
-
-    # Repeat full passes until one cancels nobody (each pass cancels at least one, so <= 35 passes).
-    moving, _ = jax.lax.while_loop(lambda c: c[1], cancel, (moving, jnp.asarray(True)))
+    moving = keep_unblocked(moving & ~tx_there, occupant)
     return board.replace(e_pos=jnp.where(moving, want, board.e_pos))
 
 

@@ -4,6 +4,8 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
+from .machinery import form
+
 _GOLDEN = 0x9E3779B9
 
 
@@ -53,6 +55,8 @@ def rank_keys(keys: jax.Array, candidate: jax.Array, group: jax.Array | None = N
     before = before & candidate[..., None, :]
     # Summed in pieces of at most 32: XLA's CPU backend turns longer reductions
     # into a reduce-window and materialises the whole comparison matrix.
+    if form.masked():
+        return jnp.where(candidate, 0, n) + jnp.sum(before, axis=-1, dtype=jnp.int32)
     rank = jnp.sum(before[..., :32], axis=-1, dtype=jnp.int32) + jnp.sum(
         before[..., 32:], axis=-1, dtype=jnp.int32
     )

@@ -3,6 +3,7 @@
 Mirrors swift/Sources/HackMatrixCore/Step.swift.
 """
 
+from functools import partial
 from typing import Any
 
 import jax
@@ -29,7 +30,7 @@ from .enemy_phase import enemy_phase
 from .events import ActionEvents, StepEvents
 from .generation import generate_stage
 from .grid import manhattan
-from .machinery import slots
+from .machinery import form, slots
 from .machinery.batching import select_rare, where_needed
 from .machinery.trees import select
 from .mask import action_mask
@@ -166,13 +167,27 @@ def _execute(
     return state, comps, total, snapshot, push, distance_delta
 
 
-# Jitted so a process traces the step once: every trainer, evaluation and test program
-# that calls it reuses that trace (XLA inlines the call; results are unchanged).
-@jax.jit
 def step_state(
     state: EnvState, action: jax.Array | int
 ) -> tuple[EnvState, jax.Array, jax.Array, dict[str, Any]]:
-    """Pure step without observation: (state, reward, done, info)."""
+    """Pure step without observation: (state, reward, done, info), in the current form."""
+    return _step_state(state, action, form.current())
+
+
+# Jitted so a process traces the step once per form (machinery/form.py): every trainer,
+# evaluation and test program that calls it reuses that trace (XLA inlines the call;
+# results are unchanged).
+@partial(jax.jit, static_argnames="step_form")
+def _step_state(
+    state: EnvState, action: jax.Array | int, step_form: str
+) -> tuple[EnvState, jax.Array, jax.Array, dict[str, Any]]:
+    with form.using(step_form):
+        return _step_body(state, action)
+
+
+def _step_body(
+    state: EnvState, action: jax.Array | int
+) -> tuple[EnvState, jax.Array, jax.Array, dict[str, Any]]:
     action = jnp.asarray(action, jnp.int32)
     board_before = state.board
     in_range = (action >= 0) & (action < NUM_ACTIONS)

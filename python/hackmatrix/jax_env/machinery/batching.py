@@ -15,6 +15,7 @@ import jax
 import jax.numpy as jnp
 from jax.custom_batching import custom_vmap
 
+from . import form
 from .trees import select
 
 Tree = TypeVar("Tree")
@@ -26,7 +27,12 @@ def chunk_size(batch: int) -> int:
 
 
 def apply_compacted(
-    fn: Callable[..., Any], need: jax.Array, args: Any, base: Tree, extra: Any = None
+    fn: Callable[..., Any],
+    need: jax.Array,
+    args: Any,
+    base: Tree,
+    extra: Any = None,
+    masked: bool | None = None,
 ) -> Tree:
     """For a batch: base[i] <- fn(args[i]) wherever need[i], fn run on chunks of needing envs.
 
@@ -36,7 +42,13 @@ def apply_compacted(
     With `extra` (a batched pytree read but not returned, e.g. the UNDO
     history), fn is called as fn(args[i], extra[i]); extra stays out of the
     loop's carry, so only the chunk's rows of it are ever read.
+
+    In the masked form (machinery/form.py; `masked` None: the current form)
+    fn runs for every env and a select keeps its result where needed: no
+    loop, no gathers, no scatters.
     """
+    if form.masked() if masked is None else masked:
+        return _apply_masked(fn, need, args, base, extra)
     batch = need.shape[0]
     size = chunk_size(batch)
 
@@ -57,6 +69,19 @@ def apply_compacted(
         return need.at[idx].set(False, mode="drop"), base
 
     return jax.lax.while_loop(pending, one_chunk, (need, base))[1]
+
+
+def _apply_masked(
+    fn: Callable[..., Any], need: jax.Array, args: Any, base: Tree, extra: Any
+) -> Tree:
+    """apply_compacted's result computed for the whole batch and selected."""
+    inputs = base if args is None else args
+    out = jax.vmap(fn)(inputs) if extra is None else jax.vmap(fn)(inputs, extra)
+
+    def keep(o: jax.Array, b: jax.Array) -> jax.Array:
+        return jnp.where(need.reshape(need.shape + (1,) * (b.ndim - 1)), o, b)
+
+    return jax.tree_util.tree_map(keep, out, base)
 
 
 def _batched(axis_size: int, tree: Any, batched: Any) -> Any:
@@ -82,8 +107,20 @@ def where_needed(fn: Callable[..., Any]) -> Callable[..., Any]:
 
     `reads` are only read, never returned: under vmap they stay out of the
     loop's carry and only the needing envs' rows of them are gathered, while
-    `value` (and `default`) are updated in place.
+    `value` (and `default`) are updated in place. The form (gathered or
+    masked) is the one current when `gated` is traced: vmap applies the
+    batching rule later, so each form has its own rule.
     """
+    rules = {masked: _gated(fn, masked) for masked in (False, True)}
+
+    def call(need: jax.Array, value: Any, reads: tuple = (), default: Any = None) -> Any:
+        return rules[form.masked()](need, value, tuple(reads), default)
+
+    return call
+
+
+def _gated(fn: Callable[..., Any], masked: bool) -> Any:
+    """where_needed's function for one form: a cond, batched by apply_compacted."""
 
     @custom_vmap
     def gated(need: jax.Array, value: Any, reads: tuple, default: Any) -> Any:
@@ -99,34 +136,40 @@ def where_needed(fn: Callable[..., Any]) -> Callable[..., Any]:
     ) -> tuple[Any, Any]:
         need, value, reads, default = _batched(axis_size, (need, value, reads, default), in_batched)
         if default is None:
-            out = apply_compacted(lambda v, r: fn(v, *r), need, None, value, reads)
+            out = apply_compacted(lambda v, r: fn(v, *r), need, None, value, reads, masked)
         else:
-            out = apply_compacted(lambda vd, r: fn(vd[0], *r), need, None, (value, default), reads)
+            out = apply_compacted(
+                lambda vd, r: fn(vd[0], *r), need, None, (value, default), reads, masked
+            )
         return out, _all_batched(out)
 
-    def call(need: jax.Array, value: Any, reads: tuple = (), default: Any = None) -> Any:
-        return gated(need, value, tuple(reads), default)
-
-    return call
+    return gated
 
 
 def select_rare(pred: jax.Array, on_true: Tree, on_false: Tree) -> Tree:
     """Pytree jnp.where(pred, on_true, on_false) for a `pred` that is rarely true across a batch.
 
-    Under vmap only the rows where pred holds are copied from `on_true` into
-    `on_false` (in place), instead of reading and writing every row of both.
+    Under vmap, in the gathered form, only the rows where pred holds are
+    copied from `on_true` into `on_false` (in place), instead of reading and
+    writing every row of both; in the masked form it is the plain select.
     """
-    return _select_rare(pred, on_true, on_false)
+    return _SELECT_RARE[form.masked()](pred, on_true, on_false)
 
 
-@custom_vmap
-def _select_rare(pred: Any, on_true: Any, on_false: Any) -> Any:
-    return select(pred, on_true, on_false)
+def _select_rare_for(masked: bool) -> Any:
+    @custom_vmap
+    def select_rare(pred: Any, on_true: Any, on_false: Any) -> Any:
+        return select(pred, on_true, on_false)
+
+    @select_rare.def_vmap
+    def _rule(
+        axis_size: int, in_batched: Any, pred: Any, on_true: Any, on_false: Any
+    ) -> tuple[Any, Any]:
+        pred, on_true, on_false = _batched(axis_size, (pred, on_true, on_false), in_batched)
+        out = apply_compacted(lambda x: x, pred, on_true, on_false, masked=masked)
+        return out, _all_batched(on_false)
+
+    return select_rare
 
 
-@_select_rare.def_vmap
-def _select_rare_rule(
-    axis_size: int, in_batched: Any, pred: Any, on_true: Any, on_false: Any
-) -> tuple[Any, Any]:
-    pred, on_true, on_false = _batched(axis_size, (pred, on_true, on_false), in_batched)
-    return apply_compacted(lambda x: x, pred, on_true, on_false), _all_batched(on_false)
+_SELECT_RARE = {masked: _select_rare_for(masked) for masked in (False, True)}

@@ -6,13 +6,16 @@ complement within the board), and a 4-neighbourhood dilation is a handful of
 shifts.
 """
 
-from collections.abc import Sequence
-from typing import NamedTuple
+from collections.abc import Callable, Sequence
+from typing import NamedTuple, TypeVar
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from . import form
+
+T = TypeVar("T")
 _MASK18 = np.uint32((1 << 18) - 1)
 _ROW = np.uint32(0x3F)
 _NOT_COL0 = np.uint32(sum(1 << (6 * r + c) for r in range(3) for c in range(1, 6)))
@@ -49,6 +52,10 @@ def pack(mask: jax.Array) -> CellSet:
     """bool[..., 36] -> the set of its true cells."""
     # Two 18-cell sums: XLA's CPU backend slows reductions over > 32 items.
     m = mask.astype(jnp.uint32)
+    if form.masked():  # both words in one reduction: one kernel
+        shifts = (_SHIFTS_LO + _SHIFTS_HI).reshape(2, 18)
+        words = jnp.sum(m.reshape(m.shape[:-1] + (2, 18)) * shifts, axis=-1, dtype=jnp.uint32)
+        return CellSet(words[..., 0], words[..., 1])
     lo = jnp.sum(m[..., :18] * _SHIFTS_LO[:18], axis=-1, dtype=jnp.uint32)
     hi = jnp.sum(m[..., 18:] * _SHIFTS_HI[18:], axis=-1, dtype=jnp.uint32)
     return CellSet(lo, hi)
@@ -97,6 +104,15 @@ def dilate(s: CellSet) -> CellSet:
 LAYERS_PER_ROUND = 5
 
 
+def layers(body: Callable[[jax.Array, T], T], start: T) -> T:
+    """MAX_DIST rounds of `body(i, carry)`: LAYERS_PER_ROUND per loop round in the gathered
+    form; all unrolled in the masked form (machinery/form.py), where the layers fuse into
+    few kernels and no loop is left.
+    """
+    unroll: int | bool = True if form.masked() else LAYERS_PER_ROUND
+    return jax.lax.fori_loop(0, MAX_DIST, body, start, unroll=unroll)
+
+
 def grow(reached: CellSet, passable: CellSet) -> CellSet:
     """One wavefront layer: the reached set plus its passable 4-neighbours."""
     return reached | (dilate(reached) & passable)
@@ -136,7 +152,7 @@ def first_reached(
         return grown, dist
 
     dist0 = jnp.where(_hits(start, stacked), 0, -1).astype(jnp.int32)
-    _, dist = jax.lax.fori_loop(0, MAX_DIST, layer, (start, dist0), unroll=LAYERS_PER_ROUND)
+    _, dist = layers(layer, (start, dist0))
     best = jnp.min(jnp.where(dist >= 0, dist, 1 << 20))
     first = jnp.argmax((dist == best) & (dist >= 0)).astype(jnp.int32)
     first = jnp.where(jnp.any(dist >= 0), first, -1)
@@ -163,7 +179,7 @@ def first_target_reached(
         grown = grow(reached, passable)
         return CellSet(*(jnp.where(touched, r, g) for r, g in zip(reached, grown)))
 
-    reached = jax.lax.fori_loop(0, MAX_DIST, layer, start, unroll=LAYERS_PER_ROUND)
+    reached = layers(layer, start)
     hit = _hits(reached, stacked)
     return jnp.where(jnp.any(hit), jnp.argmax(hit), -1).astype(jnp.int32)
 
