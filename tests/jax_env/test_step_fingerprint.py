@@ -53,6 +53,21 @@ EXPECTED = {
 }
 
 
+# The info keys the engine reported when the hashes were recorded. Later keys are
+# trainer-side facts derived from the state (programs_gained, data_siphons_gained: the
+# state leaves hashed here already pin them) and are tested where they are used.
+RECORDED_INFO = (
+    "reward_components",
+    "invalid_action",
+    "stage",
+    "score",
+    "hp",
+    "won",
+    "died",
+    "exit_distance_delta",
+)
+
+
 def _actions(key: jax.Array, masks: jax.Array) -> jax.Array:
     """A weighted random valid action per env (integer draws only), sometimes any action."""
     k_pick, k_any, k_which = jax.random.split(key, 3)
@@ -86,6 +101,7 @@ def _scan(carry: tuple, params: J.EnvParams) -> tuple:
         key, k_act, k_reset = jax.random.split(key, 3)
         actions = _actions(k_act, _v_mask(states))
         obs, states, reward, done, info = _v_step(None, states, actions)
+        info = {k: info[k] for k in RECORDED_INFO}
         out = (actions, obs, _quantized(reward), done, _quantized(info), _v_mask(states), states)
         obs, states = J.reset_where(k_reset, done, obs, states, params)
         return (obs, states, key), (out, obs)
