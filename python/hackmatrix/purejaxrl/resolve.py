@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import os
+import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -237,12 +238,16 @@ def parser_with_presets() -> Any:
     shipped presets listed after it (what `--help` shows)."""
     default = load_preset(cfg.DEFAULT_PRESET)
     listed = "\n".join(f"  {name:<10} {load_preset(name).description}" for name in shipped_names())
-    epilog = (
-        f"presets (--preset NAME, or the path of a TOML file of the same form):\n{listed}\n\n"
+    rules = textwrap.fill(
         "A value comes from the first of: the command line, the checkpoint (on a resume), "
         "the preset, the option's default. A reward flag on the command line drops the "
         "preset's whole reward table; a curriculum flag its curriculum (training.md §1.8; "
-        "every flag: docs/reference/trainer-flags.md)."
+        "every flag: docs/reference/trainer-flags.md).",
+        width=88,
+    )
+    epilog = (
+        f"presets (--preset NAME, or the path of a TOML file of the same form):\n{listed}\n\n"
+        + rules
     )
     return cfg.build_parser(default.values, cfg.DEFAULT_PRESET, epilog)
 
