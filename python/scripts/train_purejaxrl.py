@@ -6,8 +6,11 @@ Examples:
     python python/scripts/train_purejaxrl.py --total-timesteps 100000000 \\
         --num-envs 2048 --num-steps 128
     python python/scripts/train_purejaxrl.py --resume            # latest run
-See specs/training.md and docs/training-guide.md (python/scripts/train.sh adds
-the recommended defaults).
+    python python/scripts/train_purejaxrl.py --preset canonical  # the bare option defaults
+    python python/scripts/train_purejaxrl.py --print-config      # what a command would train
+The run starts from the `default` preset, the recommended recipe (python/scripts/train.sh
+runs this script after setting up .venv). See specs/training.md, docs/training-guide.md
+and docs/reference/trainer-flags.md.
 """
 
 import sys

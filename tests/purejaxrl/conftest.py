@@ -19,8 +19,11 @@ if str(HERE) not in sys.path:
 # The one tiny trainer config of these tests (8 envs x 16 steps, 2 updates a
 # chunk and a save every 2): runs that share it share their compiles through
 # the persistent compilation cache. No evaluation games at the saves:
-# test_behaviour.py covers them.
+# test_behaviour.py covers them. The canonical preset: the tests' recipes start from
+# the bare option defaults (MLP, the game's own reward), not the recommended recipe.
 TINY_FLAGS = [
+    "--preset",
+    "canonical",
     "--num-envs",
     "8",
     "--num-steps",

@@ -1,6 +1,6 @@
 """Curriculum-start flags (training.md §1.7).
 
-Parsing, presets, checks, the anneal schedule, resume.
+Parsing, named curricula, checks, the anneal schedule, resume.
 """
 
 import jax
@@ -13,6 +13,7 @@ from hackmatrix import jax_env
 from hackmatrix.purejaxrl import cli
 from hackmatrix.purejaxrl import config as cfg
 from hackmatrix.purejaxrl import curriculum_flags as cf
+from hackmatrix.purejaxrl.resolve import resolve_command_line
 
 
 def config_of(*argv):
@@ -126,22 +127,22 @@ def test_anneal_schedule_falls_linearly_to_zero():
 
 def test_resume_without_curriculum_flags_continues_the_stored_curriculum():
     stored = config_of("--curriculum", "late", "--curriculum-anneal", "0.25").to_dict()
-    config = config_of()
-    note = cf.inherit_from_checkpoint(config, stored, explicit=set())
-    assert note and config.curriculum == "late" and config.curriculum_anneal == 0.25
-    # Any curriculum flag on the command line decides instead.
-    config = config_of("--curriculum-programs", "2")
-    assert cf.inherit_from_checkpoint(config, stored, explicit={"curriculum_programs"}) is None
-    assert config.curriculum is None and config.curriculum_programs == "2"
+    resumed = resolve_command_line([], stored)
+    config = resumed.config
+    assert config.curriculum == "late" and config.curriculum_anneal == 0.25
+    assert any(line.startswith("Curriculum: continuing the checkpoint's") for line in resumed.lines)
+    # Any curriculum flag on the command line decides instead, for the whole curriculum.
+    resumed = resolve_command_line(["--curriculum-programs", "2"], stored)
+    assert resumed.config.curriculum is None and resumed.config.curriculum_programs == "2"
+    assert resumed.config.curriculum_anneal is None
+    assert not any(line.startswith("Curriculum:") for line in resumed.lines)
     # Pending transmissions are part of the stored curriculum too.
     stored = config_of("--curriculum-transmissions", "2-3").to_dict()
-    config = config_of()
-    assert cf.inherit_from_checkpoint(config, stored, explicit=set())
-    assert cf.resolve(config).transmissions == (2, 3)
+    assert cf.resolve(resolve_command_line([], stored).config).transmissions == (2, 3)
     # A checkpoint from before curricula existed changes nothing.
-    config = config_of()
-    assert cf.inherit_from_checkpoint(config, {"num_envs": 64}, explicit=set()) is None
-    assert cf.resolve(config) is None
+    resumed = resolve_command_line([], {"num_envs": 64})
+    assert cf.resolve(resumed.config) is None
+    assert not any(line.startswith("Curriculum:") for line in resumed.lines)
 
 
 def test_a_new_probability_does_not_recompile_the_reset():

@@ -9,9 +9,9 @@ from conftest import first_rollout, rollout_config
 
 from hackmatrix.names import Program
 from hackmatrix.purejaxrl import config as cfg
-from hackmatrix.purejaxrl.cli import inherit_rewards_from_checkpoint
 from hackmatrix.purejaxrl.metrics import aggregate_chunk
 from hackmatrix.purejaxrl.network import OBS_SIZE, PLAYER_SIZE, PROGRAMS_SIZE
+from hackmatrix.purejaxrl.resolve import resolve_command_line
 from hackmatrix.purejaxrl.shaping import program_bonus
 from hackmatrix.purejaxrl.shaping.program_bonus import bonus_term
 from hackmatrix.purejaxrl.train import make_train
@@ -300,13 +300,11 @@ def test_the_trainer_pays_the_scaled_bonus():
 
 def test_a_resume_keeps_the_checkpoints_scale_unless_flagged():
     stored = {"program_bonus": 0.5, "program_bonus_scale": "spawn-cost"}
-    config = cfg.TrainConfig()
-    line = inherit_rewards_from_checkpoint(config, stored, explicit=set())
-    assert (config.program_bonus, config.program_bonus_scale) == (0.5, "spawn-cost")
-    assert "program_bonus_scale=spawn-cost" in line
-    flagged = cfg.TrainConfig(program_bonus=0.5)
-    inherit_rewards_from_checkpoint(flagged, stored, explicit={"program_bonus_scale"})
-    assert flagged.program_bonus_scale == "flat"
-    older = cfg.TrainConfig()  # a checkpoint from before the flag is flat
-    inherit_rewards_from_checkpoint(older, {"program_bonus": 1.0}, explicit=set())
+    resumed = resolve_command_line([], stored)
+    assert (resumed.config.program_bonus, resumed.config.program_bonus_scale) == (0.5, "spawn-cost")
+    assert any("program_bonus_scale=spawn-cost" in line for line in resumed.lines)
+    flagged = resolve_command_line(["--program-bonus-scale", "flat"], stored)
+    assert (flagged.config.program_bonus, flagged.config.program_bonus_scale) == (0.5, "flat")
+    # A checkpoint from before the flag is flat, whatever the preset says.
+    older = resolve_command_line([], {"program_bonus": 1.0}).config
     assert older.program_bonus_scale == "flat"

@@ -87,7 +87,8 @@ def test_the_flag_is_shown_stored_and_kept_on_resume(tmp_path, capsys):
     )
     out = capsys.readouterr().out
     assert "Note: value target (the head relearns its scale) changes from symlog to raw" in out
-    # PPO's coefficients are the command line's on a resume (train.sh passes them), said aloud.
+    # A PPO coefficient given on a resume changes the checkpoint's, said aloud; the others
+    # continue the checkpoint's.
     assert "Note: value-loss coefficient changes from 0.5 to 0.1" in out
     assert "Note: entropy coefficient changes" not in out
     assert stored_config(tmp_path / "symlog" / "final_params.npz")["value_target"] == "raw"

@@ -1,7 +1,11 @@
 """PureJaxRL-style action-masked PPO for the HackMatrix JAX engine.
 
 Modules, each with one job:
-    config        flags, defaults, derived sizes, batch auto-scaling, device tuning
+    options       how an option is declared; the parser and flag reference made from declarations
+    config        every option's declaration (TrainConfig, RunOptions), derived sizes,
+                  batch auto-scaling, device tuning, checks
+    presets       the preset files (presets/*.toml) and their checks
+    resolve       defaults < preset < checkpoint < command line, each value's source
     device        device detection, compilation cache, multi-host start-up
     network       the shared-trunk ActorCritic
     distribution  masked sampling, log-probs and entropy

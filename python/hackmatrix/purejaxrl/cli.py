@@ -1,19 +1,24 @@
 """The training driver behind `scripts/train_purejaxrl.py` (training.md §1, §3.6, §4).
 
-Order of work: parse and check flags, detect devices, tune and auto-scale,
-print the summary, set up the run directory and logging, build and
-initialise (or restore) the trainer, then loop over compiled chunks with a
-log line and a checkpoint check after each one.
+Order of work, one function each: resolve the configuration (option defaults < preset <
+checkpoint < command line, `resolve.py`) and check it; start the processes and load the
+game; print the machine and the final configuration (device tuning, auto-scaling);
+open the run (its identity, directory and logger); build and initialise (or restore) the
+trainer; then loop over compiled chunks, with a log line, the health checks and a
+checkpoint check after each, and the checkpoint's extras (episode GIF, evaluation) as
+callbacks of a save.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
 import signal
 import sys
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -23,16 +28,6 @@ import numpy as np
 from ..run_names import git_commit
 from . import config as cfg
 from . import curriculum_flags
-from .checkpoint import (
-    CheckpointError,
-    load_checkpoint,
-    next_run_name,
-    prune_checkpoints,
-    resolve_resume,
-    restore_runner,
-    save_checkpoint,
-    save_params_npz,
-)
 from .console import Progress, chunk_line, grouped_table, run_summary, warning_line
 from .device import (
     PROVENANCE_PACKAGES,
@@ -55,6 +50,22 @@ from .metrics import (
     read_metrics_file,
     set_aside_records_after,
 )
+from .options import DEFAULT
+from .presets import load_preset
+from .resolve import (
+    AUTO_SCALED,
+    AUTO_TUNED,
+    BUDGET_RAISED,
+    NETWORK_SHAPE,
+    Resolved,
+    config_table,
+    parser_with_presets,
+    resolve,
+    resume_changes,
+)
+
+# A save's extra: called with the update and the saved parameters (host arrays).
+SaveCallback = Callable[[int, Any], None]
 
 
 def curriculum_env_params(config: cfg.TrainConfig, env: ModuleType, curriculum, update: int):
@@ -120,57 +131,6 @@ def print_autoscale(report: cfg.AutoScaleReport, lr: float) -> None:
     )
 
 
-def print_config_table(config: cfg.TrainConfig) -> None:
-    rows = [
-        ("num_envs", config.num_envs),
-        ("num_steps", config.num_steps),
-        ("total_timesteps", cfg.format_count(config.total_timesteps)),
-        ("num_updates", config.num_updates),
-        ("batch_size", config.batch_size),
-        ("num_minibatches", config.num_minibatches),
-        ("minibatch_size", config.minibatch_size),
-        ("update_epochs", config.update_epochs),
-        ("gradient_steps", config.gradient_steps),
-        ("learning_rate", config.lr),
-        ("gamma", config.gamma),
-        ("gae_lambda", config.gae_lambda),
-        ("clip_eps", config.clip_eps),
-        ("vf_coef", config.vf_coef),
-        ("value_target", config.value_target),
-        ("ent_coef", config.ent_coef),
-        ("ent_coef_final", "off" if config.ent_coef_final is None else config.ent_coef_final),
-        ("ent_coef_anneal", "off" if config.ent_coef_anneal is None else config.ent_coef_anneal),
-        ("ent_coef_programs", config.ent_coef_programs or "off"),
-        ("max_grad_norm", config.max_grad_norm),
-        ("hidden_dim", config.hidden_dim),
-        ("num_layers", config.num_layers),
-        ("log_interval (chunk)", config.log_interval),
-        ("bf16", config.bf16),
-        ("seed", config.seed),
-        ("network", config.network),
-        ("reward_weights", cfg.format_reward_weights(config.reward_weights)),
-        ("reward_weights_anneal", config.reward_weights_anneal),
-        ("reward_weights_final", cfg.format_reward_weights(config.reward_weights_final)),
-        ("program_bonus", config.program_bonus),
-        ("program_bonus_scale", config.program_bonus_scale),
-        ("program_bonus_at_death", config.program_bonus_at_death),
-        ("program_use_bonus", config.program_use_bonus),
-        ("free_program_spending", config.free_program_spending),
-        ("siphon_pay_on_use", config.siphon_pay_on_use),
-        ("program_levers_from", config.program_levers_from_update or "start"),
-        ("distance_shaping", config.distance_shaping),
-        ("max_episode_steps", config.max_episode_steps or "off"),
-    ]
-    lines = [f" {name:<22} {value!s:>14} " for name, value in rows]
-    width = max(len(line) for line in lines)
-    print("+" + "-" * width + "+")
-    print("|" + " Configuration".ljust(width) + "|")
-    print("+" + "-" * width + "+")
-    for line in lines:
-        print("|" + line.ljust(width) + "|")
-    print("+" + "-" * width + "+")
-
-
 def load_env(module_name: str) -> ModuleType:
     import importlib
 
@@ -179,11 +139,10 @@ def load_env(module_name: str) -> ModuleType:
 
 def main(argv: Sequence[str] | None = None, env: ModuleType | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    args = cfg.build_parser().parse_args(argv)
-    explicit = cfg.explicit_flags(argv)
+    parser_with_presets().parse_args(argv)  # --help, and argparse's errors for bad values
     try:
-        return _train(args, explicit, env)
-    except (ValueError, CheckpointError, FileExistsError) as error:
+        return _train(argv, env)
+    except (ValueError, FileExistsError) as error:  # CheckpointError and PresetError included
         print(f"error: {error}", file=sys.stderr)
         return 2
     except Exception as error:
@@ -196,177 +155,152 @@ def main(argv: Sequence[str] | None = None, env: ModuleType | None = None) -> in
         os._exit(3)
 
 
-NETWORK_FIELDS = ("network", "hidden_dim", "num_layers")
-# What the value head's output means (training.md §2.6): kept on resume like the network.
-VALUE_FIELDS = ("value_target",)
+def _train(argv: Sequence[str], env: ModuleType | None) -> int:
+    plan = resolve_plan(argv)
+    if plan.run.print_config:
+        print(json.dumps(plan.resolved.to_json(), indent=2, default=str))
+        return 0
+    host = start_host(plan)
+    env, curriculum = load_game(plan, env)
+    finish_config(plan, host, curriculum)
+    opened = open_run(plan, host)
+    if opened is None:
+        return 0
+    loop = build(plan, host, opened, env, curriculum)
+    return train_loop(loop)
 
 
-def take_from_checkpoint(config: Any, stored: dict, explicit: set[str], fields) -> dict:
-    """Set each of `fields` not given on the command line to the checkpoint's value where
-    they differ; returns what was taken over ({name: value})."""
-    taken = {
-        name: stored[name]
-        for name in fields
-        if name not in explicit and name in stored and getattr(config, name) != stored[name]
-    }
-    for name, value in taken.items():
-        setattr(config, name, value)
-    return taken
+# ------------------------------------------------------------------ configuration
 
 
-def inherit_network_from_checkpoint(config: Any, stored: dict, explicit: set[str]) -> str | None:
-    """On resume, keep the checkpoint's network, hidden dim, layer count and value target
-    unless flagged.
+@dataclasses.dataclass
+class Plan:
+    """What this run trains and how: the resolved configuration and the checkpoint."""
 
-    Each not given on the command line is taken from the checkpoint; a given one is
-    kept. A network that does not match then stops the run with a clear error (below);
-    a new value target is allowed, with a note (the head relearns its scale).
-    Returns a line to print when something was taken over, else None.
-    """
-    # Checkpoints from before --network are mlp, from before --value-target raw.
-    stored = {"network": "mlp", "value_target": "raw", **stored}
-    taken = take_from_checkpoint(config, stored, explicit, NETWORK_FIELDS + VALUE_FIELDS)
-    if not taken:
-        return None
-    return "Network: continuing the checkpoint's " + ", ".join(
-        f"{name}={value}" for name, value in taken.items()
-    )
+    resolved: Resolved
+    resume_path: Path | None
+    payload: dict | None  # the checkpoint read, on a resume
+
+    @property
+    def config(self) -> cfg.TrainConfig:
+        return self.resolved.config
+
+    @property
+    def run(self) -> cfg.RunOptions:
+        return self.resolved.run
 
 
-# What PPO is paid besides the env's reward (training.md §1.1), and the program-choice
-# entropy term: a program lever, held back by the delay stored beside it.
-REWARD_FIELDS = (
-    "reward_weights",
-    "reward_weights_anneal",
-    "reward_weights_final",
-    "program_bonus",
-    "program_bonus_scale",
-    "program_bonus_at_death",
-    "program_use_bonus",
-    "free_program_spending",
-    "siphon_pay_on_use",
-    "ent_coef_programs",
-    "program_levers_from_update",
-    "distance_shaping",
-)
+def resolve_plan(argv: Sequence[str]) -> Plan:
+    """Layer defaults, preset, checkpoint and command line; check the result.
 
-
-def inherit_rewards_from_checkpoint(config: Any, stored: dict, explicit: set[str]) -> str | None:
-    """On resume, keep the checkpoint's reward options unless flagged.
-
-    Each option not given on the command line is taken from the checkpoint (a
-    staged run resumed without its flags keeps being paid as before); a given one
-    changes it, and the change is printed below. Returns a line to print when
-    something was taken over, else None.
-    """
-    taken = take_from_checkpoint(config, stored, explicit, REWARD_FIELDS)
-    if not taken:
-        return None
-    weight_maps = ("reward_weights", "reward_weights_final")
-
-    def shown(name, value):
-        return cfg.format_reward_weights(value) if name in weight_maps else value
-
-    return "Reward: continuing the checkpoint's " + ", ".join(
-        f"{name}={shown(name, value)}" for name, value in taken.items()
-    )
-
-
-def _train(args, explicit, env) -> int:
-    if args.rewind and args.resume is None and args.resume_run is None:
+    The run options come first (they say which checkpoint to resume); the training
+    config then takes the checkpoint's stored values over the preset's."""
+    cli_values = cfg.command_line_values(argv)
+    preset = load_preset(cli_values.get("preset", cfg.DEFAULT_PRESET))
+    run = resolve(cli_values, preset).run
+    if run.rewind and run.resume is None and run.resume_run is None:
         raise ValueError("--rewind only makes sense together with --resume")
-    config = cfg.config_from_args(args)
-    checkpoint_dir = Path(args.checkpoint_dir)
-    resume_path = resolve_resume(args.resume, args.resume_run, checkpoint_dir, cfg.RESUME_LATEST)
-    payload = load_checkpoint(resume_path) if resume_path else None
-    # Before the checks: a flag given on resume may need an option the checkpoint holds
-    # (e.g. a new --program-levers-from-update for its program bonus).
-    reward_note = (
-        inherit_rewards_from_checkpoint(config, payload["config"], explicit)
-        if payload is not None
-        else None
-    )
-    cfg.validate(config)
+    resume_path = payload = None
+    if run.resume is not None or run.resume_run is not None:
+        from .checkpoint import load_checkpoint, resolve_resume
 
-    if args.multi_host or any(
-        value is not None
-        for value in (args.coordinator_address, args.num_processes, args.process_id)
+        resume_path = resolve_resume(
+            run.resume, run.resume_run, Path(run.checkpoint_dir), cfg.RESUME_LATEST
+        )
+        payload = load_checkpoint(resume_path) if resume_path else None
+    stored = payload["config"] if payload is not None else None
+    resolved = resolve(cli_values, preset, stored)
+    cfg.validate(resolved.config)
+    return Plan(resolved, resume_path, payload)
+
+
+@dataclasses.dataclass
+class Host:
+    """This process's place: devices, software, whether it writes the files, its printer."""
+
+    devices: dict
+    software: dict
+    cache_dir: str
+    is_main: bool
+    say: Callable[..., None]
+
+
+def start_host(plan: Plan) -> Host:
+    """Join the other processes (multi-host), enable the compilation cache, read the devices."""
+    run = plan.run
+    if run.multi_host or any(
+        value is not None for value in (run.coordinator_address, run.num_processes, run.process_id)
     ):
         initialize_multi_host(
-            args.coordinator_address, args.num_processes, args.process_id, args.distributed_timeout
+            run.coordinator_address, run.num_processes, run.process_id, run.distributed_timeout
         )
     cache_dir = enable_compilation_cache()
-    import jax
+    devices = describe_devices()
+    is_main = devices["process_index"] == 0
+    return Host(
+        devices=devices,
+        software=describe_software(),
+        cache_dir=str(cache_dir),
+        is_main=is_main,
+        say=print if is_main else (lambda *a, **k: None),
+    )
 
-    from .train import make_mesh, make_train, place_runner_state
 
-    # Loaded here so a bad --reward-weights name fails before a run directory exists.
-    env = env if env is not None else load_env(args.env_module)
+def load_game(plan: Plan, env: ModuleType | None) -> tuple[ModuleType, Any]:
+    """The game module and the curriculum, checked by it: a bad --reward-weights name or
+    curriculum value fails here, before a run directory exists."""
+    config = plan.config
+    env = env if env is not None else load_env(plan.run.env_module)
     cfg.check_reward_weight_names(config.reward_weights, env.REWARD_COMPONENT_NAMES)
     cfg.check_reward_weight_names(
         config.reward_weights_final, env.REWARD_COMPONENT_NAMES, "--reward-weights-final"
     )
-    # Curriculum starts (§1.7): a resume without --curriculum* flags continues the
-    # checkpoint's schedule.
-    curriculum_note = (
-        curriculum_flags.inherit_from_checkpoint(config, payload["config"], explicit)
-        if payload is not None
-        else None
-    )
-    network_note = (
-        inherit_network_from_checkpoint(config, payload["config"], explicit)
-        if payload is not None
-        else None
-    )
     curriculum = curriculum_flags.resolve(config)
-    if curriculum is not None:
-        curriculum_flags.env_params_for(
-            env, curriculum, curriculum.p0
-        )  # the game's own checks, before compiling
+    if curriculum is not None:  # the game's own checks, before compiling
+        curriculum_flags.env_params_for(env, curriculum, curriculum.p0)
+    return env, curriculum
 
-    def env_params_at(update: int) -> Any:
-        return curriculum_env_params(config, env, curriculum, update)
 
-    def chunk_length(update: int) -> int:
-        """Updates in the chunk starting at `update`: `--log-interval`, cut short at the
-        end of the run (a schedule switching inside a chunk switches on its own update)."""
-        return min(config.log_interval, config.num_updates - update)
-
-    devices = describe_devices()
-    is_main = devices["process_index"] == 0
-    say = print if is_main else (lambda *a, **k: None)
+def finish_config(plan: Plan, host: Host, curriculum) -> None:
+    """Print the machine; tune for the device and auto-scale the batch; print the final
+    configuration with where each value came from, and what the layers continued or dropped."""
+    config, sources, say = plan.config, plan.resolved.sources, host.say
+    devices, software = host.devices, host.software
     say(f"Device: {devices['device_type']} ({devices['device_kind']})")
     say(
         f"Device count: {devices['device_count']}"
         + (f" over {devices['process_count']} hosts" if devices["process_count"] > 1 else "")
     )
     say(f"Backend: {devices['backend']}")
-    software = describe_software()
     say(
         "Software: "
         + ", ".join(f"{name} {software[name]}" for name in ("python", *PROVENANCE_PACKAGES))
         + f"; CPU: {software['cpu']}"
     )
-    say(f"Compilation cache: {cache_dir}")
-
-    if args.auto_tune:
+    say(f"Compilation cache: {host.cache_dir}")
+    if plan.run.auto_tune:
+        # Only what no layer set: a preset's, checkpoint's or flag's value is kept.
+        given = {name for name, source in sources.items() if source != DEFAULT}
+        before = config.to_dict()
         for change in cfg.apply_device_tuning(
-            config, devices["device_type"], devices["device_count"], explicit
+            config, devices["device_type"], devices["device_count"], given
         ):
             say(f"Auto-tune: {change}")
+        sources.update({n: AUTO_TUNED for n, v in before.items() if getattr(config, n) != v})
+    unset = [n for n in ("num_minibatches", "update_epochs") if getattr(config, n) is None]
     budget_warning = cfg.enforce_minimum_budget(config)
+    if budget_warning:
+        sources["total_timesteps"] = BUDGET_RAISED
     report = cfg.auto_scale_for_batch_size(config)
+    sources.update(dict.fromkeys(unset, AUTO_SCALED))
     cfg.validate(config)
     if budget_warning:
         say(f"WARNING: {budget_warning}")
-    print_autoscale(report, config.lr) if is_main else None
-    print_config_table(config) if is_main else None
-    if network_note:
-        say(network_note)
-    if reward_note:
-        say(reward_note)
-    if curriculum_note:
-        say(curriculum_note)
+    if host.is_main:
+        print_autoscale(report, config.lr)
+        print("\n".join(config_table(plan.resolved)))
+    for line in plan.resolved.lines:
+        say(line)
     for levers_note in (cfg.program_levers_note(config), cfg.program_levers_batch_note(config)):
         if levers_note:
             say(levers_note)
@@ -376,98 +310,131 @@ def _train(args, explicit, env) -> int:
         else "Curriculum: none (canonical starts)"
     )
 
-    # ------------------------------------------------------------ run identity
-    start_update, last_logged, timesteps, history = 0, -1, 0, []
-    if payload is not None:
-        assert resume_path is not None  # the payload was read from it
-        run_dir = resume_path.parent
-        run_name = run_dir.name
-        start_update = payload["step"]
-        last_logged = payload["last_logged_step"]
-        timesteps = payload.get("timesteps", start_update * config.batch_size)
-        history = list(payload.get("metrics_history", []))
-        stored = payload["config"]
-        if (stored.get("num_envs"), stored.get("num_steps")) != (config.num_envs, config.num_steps):
-            say(
-                "WARNING: batch shape changed from "
-                f"{stored.get('num_envs')}x{stored.get('num_steps')} "
-                f"to {config.num_envs}x{config.num_steps}; "
-                "Adam moments were tuned to the old batch "
-                f"(consider --reset-optimizer or a fresh run)"
-            )
-        if stored.get("reward_weights") != config.reward_weights:
-            say(
-                "Note: reward weights change from "
-                f"{cfg.format_reward_weights(stored.get('reward_weights'))} "
-                f"to {cfg.format_reward_weights(config.reward_weights)}"
-            )
-        if stored.get("reward_weights_final") != config.reward_weights_final:
-            say(
-                "Note: final reward weights change from "
-                f"{cfg.format_reward_weights(stored.get('reward_weights_final'))} "
-                f"to {cfg.format_reward_weights(config.reward_weights_final)}"
-            )
-        # (key, label, the value a checkpoint from before the flag existed stands for)
-        for key, label, before_the_flag in (
-            ("value_target", "value target (the head relearns its scale)", "raw"),
-            ("vf_coef", "value-loss coefficient", 0.5),
-            ("ent_coef", "entropy coefficient", 0.15),
-            ("ent_coef_final", "final entropy coefficient", None),
-            ("ent_coef_anneal", "entropy coefficient anneal", None),
-            ("ent_coef_programs", "program-choice entropy coefficient", 0.0),
-            ("program_bonus", "program bonus", 0),
-            ("program_bonus_scale", "program bonus scale", "flat"),
-            ("program_bonus_at_death", "program bonus at death", "pay"),
-            ("program_use_bonus", "program use bonus", 0),
-            ("free_program_spending", "free program spending", 0),
-            ("siphon_pay_on_use", "siphon pay on use", False),
-            ("program_levers_from_update", "program levers' first update", 0),
-            ("max_episode_steps", "episode step limit", 0),
-        ):
-            was = stored.get(key, before_the_flag)
-            if was != getattr(config, key):
-                say(f"Note: {label} changes from {was} to {getattr(config, key)}")
-        stored = {"network": "mlp", **stored}  # checkpoints from before --network are mlp
-        for key in ("hidden_dim", "num_layers", "network"):
-            if stored.get(key) != getattr(config, key):
-                raise CheckpointError(
-                    f"checkpoint {resume_path}: trained with {key}={stored.get(key)}, "
-                    f"but this run asks for {getattr(config, key)}"
-                )
-        changed = provenance_changes(stored.get("provenance"), software)
-        if changed:
-            say(
-                "Note: the checkpoint was trained with other software or hardware ("
-                + "; ".join(changed)
-                + "): the run goes on, but not bit for bit as it would have there"
-            )
-        say(f"Resuming run {run_name} from {resume_path.name} (update {start_update})")
-    else:
-        run_name = args.run_name or next_run_name(checkpoint_dir, args.run_suffix)
-        if args.run_name and args.run_suffix:
-            run_name = f"{run_name}-{args.run_suffix}"
-        run_dir = checkpoint_dir / run_name
-        if run_dir.exists() and any(run_dir.iterdir()):
-            raise FileExistsError(
-                f"run directory {run_dir} already exists and is not empty; "
-                f"use --resume {run_dir} to continue it or pick another --run-name"
-            )
-        say(f"Run name: {run_name}")
-    remaining = config.num_updates - start_update
-    if payload is not None:
-        say(f"Updates: {start_update} done, {max(remaining, 0)} remaining of {config.num_updates}")
+
+# ---------------------------------------------------------------- run directory
+
+
+@dataclasses.dataclass
+class OpenedRun:
+    """The run's identity and files, and where training continues from."""
+
+    run_dir: Path
+    run_name: str
+    start_update: int
+    last_logged: int
+    timesteps: int
+    history: list
+    logger: MetricsLogger | None  # the main process's; None on the others
+
+
+def open_run(plan: Plan, host: Host) -> OpenedRun | None:
+    """The run's name and directory (a resume's, or a fresh one), what a resume changes,
+    and the logger. None when a resumed run has nothing left to train."""
+    config, run, say = plan.config, plan.run, host.say
+    opened = _resumed_run(plan, host) if plan.payload is not None else _fresh_run(plan, say)
+    remaining = config.num_updates - opened.start_update
+    if plan.payload is not None:
+        say(
+            f"Updates: {opened.start_update} done, {max(remaining, 0)} remaining "
+            f"of {config.num_updates}"
+        )
     if remaining <= 0:
         say(
             "Nothing left to train: the checkpoint already reached --total-timesteps "
             "(give a larger total to extend the run)"
         )
-        return 0
-    sync_processes(
-        "run directory checked"
-    )  # before process 0 creates it, or the others would refuse it
-    if is_main:
-        run_dir.mkdir(parents=True, exist_ok=True)
+        return None
+    sync_processes("run directory checked")  # before process 0 creates it, or the others
+    if host.is_main:  # would refuse it
+        opened.run_dir.mkdir(parents=True, exist_ok=True)
+        opened.logger = _open_logger(plan, host, opened)
+    period = (
+        f"{run.save_interval} updates"
+        if run.save_interval is not None
+        else f"{run.save_interval_minutes:g} minutes"
+    )
+    kept = f", keeping the newest {run.keep_checkpoints}" if run.keep_checkpoints else ""
+    say(f"Checkpoints: every {period} -> {opened.run_dir}{kept}")
+    return opened
 
+
+def _fresh_run(plan: Plan, say) -> OpenedRun:
+    run = plan.run
+    checkpoint_dir = Path(run.checkpoint_dir)
+    if run.run_name:
+        run_name = f"{run.run_name}-{run.run_suffix}" if run.run_suffix else run.run_name
+    else:
+        from .checkpoint import next_run_name
+
+        run_name = next_run_name(checkpoint_dir, run.run_suffix)
+    run_dir = checkpoint_dir / run_name
+    if run_dir.exists() and any(run_dir.iterdir()):
+        raise FileExistsError(
+            f"run directory {run_dir} already exists and is not empty; "
+            f"use --resume {run_dir} to continue it or pick another --run-name"
+        )
+    say(f"Run name: {run_name}")
+    return OpenedRun(run_dir, run_name, 0, -1, 0, [], None)
+
+
+def _resumed_run(plan: Plan, host: Host) -> OpenedRun:
+    """The checkpoint's run, with a line for everything this resume changes: the batch
+    shape (Adam's moments were tuned to it), each stored option given anew, the machine."""
+    from .checkpoint import CheckpointError
+
+    config, payload, say = plan.config, plan.payload, host.say
+    assert payload is not None and plan.resume_path is not None  # a resume
+    stored = payload["config"]
+    start_update = payload["step"]
+    if (stored.get("num_envs"), stored.get("num_steps")) != (config.num_envs, config.num_steps):
+        say(
+            "WARNING: batch shape changed from "
+            f"{stored.get('num_envs')}x{stored.get('num_steps')} "
+            f"to {config.num_envs}x{config.num_steps}; "
+            "Adam moments were tuned to the old batch "
+            f"(consider --reset-optimizer or a fresh run)"
+        )
+    for note in resume_changes(stored, config):
+        say(note)
+    stored = {"network": "mlp", **stored}  # checkpoints from before --network are mlp
+    for key in NETWORK_SHAPE:
+        if stored.get(key) != getattr(config, key):
+            raise CheckpointError(
+                f"checkpoint {plan.resume_path}: trained with {key}={stored.get(key)}, "
+                f"but this run asks for {getattr(config, key)}"
+            )
+    changed = provenance_changes(stored.get("provenance"), host.software)
+    if changed:
+        say(
+            "Note: the checkpoint was trained with other software or hardware ("
+            + "; ".join(changed)
+            + "): the run goes on, but not bit for bit as it would have there"
+        )
+    run_dir = plan.resume_path.parent
+    say(f"Resuming run {run_dir.name} from {plan.resume_path.name} (update {start_update})")
+    return OpenedRun(
+        run_dir=run_dir,
+        run_name=run_dir.name,
+        start_update=start_update,
+        last_logged=payload["last_logged_step"],
+        timesteps=payload.get("timesteps", start_update * config.batch_size),
+        history=list(payload.get("metrics_history", [])),
+        logger=None,
+    )
+
+
+def _open_logger(plan: Plan, host: Host, opened: OpenedRun) -> MetricsLogger:
+    """metrics.jsonl and W&B (the main process's); a resume first sets aside the records of
+    a branch its checkpoint does not continue."""
+    config, run, say, devices = plan.config, plan.run, host.say, host.devices
+    if plan.payload is not None:
+        moved = set_aside_records_after(opened.run_dir / "metrics.jsonl", opened.start_update)
+        if moved:
+            say(
+                f"metrics.jsonl: {moved} records logged after update {opened.start_update} "
+                f"belong to a branch this checkpoint does not continue; moved to "
+                f"{SUPERSEDED_METRICS}"
+            )
     wandb_config = {
         **config.to_dict(),
         "batch_size": config.batch_size,
@@ -477,204 +444,290 @@ def _train(args, explicit, env) -> int:
         "device_type": devices["device_type"],
         "device_count": devices["device_count"],
         "backend": devices["backend"],
-        "provenance": software,
+        "provenance": host.software,
         "git_commit": git_commit(),
+        "preset": plan.resolved.preset.name,
     }
-    logger = None
-    if is_main and payload is not None:
-        moved = set_aside_records_after(run_dir / "metrics.jsonl", start_update)
-        if moved:
-            say(
-                f"metrics.jsonl: {moved} records logged after update {start_update} belong to a "
-                f"branch this checkpoint does not continue; moved to {SUPERSEDED_METRICS}"
-            )
-    if is_main:
-        logger = MetricsLogger(
-            run_dir,
-            not args.no_wandb,
-            project=args.project,
-            entity=args.entity,
-            run_name=run_name,
-            config=wandb_config,
-            skip_through=-1 if args.rewind else last_logged,
-            rewind_to=last_logged if (args.rewind and payload is not None) else None,
-            upload_artifacts=not args.no_artifact,
-        )
-        say(f"W&B: {logger.url or ('off' if args.no_wandb else 'offline / unavailable')}")
-    period = (
-        f"{args.save_interval} updates"
-        if args.save_interval is not None
-        else f"{args.save_interval_minutes:g} minutes"
+    logger = MetricsLogger(
+        opened.run_dir,
+        run.wandb,
+        project=run.project,
+        entity=run.entity,
+        run_name=opened.run_name,
+        config=wandb_config,
+        skip_through=-1 if run.rewind else opened.last_logged,
+        rewind_to=opened.last_logged if (run.rewind and plan.payload is not None) else None,
+        upload_artifacts=run.artifact,
     )
-    kept = f", keeping the newest {args.keep_checkpoints}" if args.keep_checkpoints else ""
-    say(f"Checkpoints: every {period} -> {run_dir}{kept}")
+    say(f"W&B: {logger.url or ('offline / unavailable' if run.wandb else 'off')}")
+    return logger
 
-    # ---------------------------------------------------------- build and init
-    env = env if env is not None else load_env(args.env_module)
-    mesh = make_mesh(jax.devices())
-    trainer = make_train(config, env, env_params_at(start_update), mesh=mesh)
-    if is_main:
+
+# ------------------------------------------------------------------------ build
+
+
+def episode_gif_callback(env, network, run_dir: Path, seed: int, logger, say) -> SaveCallback:
+    """At each save, the policy playing one game, saved as episode_{update}.gif."""
+    from ..analysis.episode_gif import EpisodeGif
+
+    gif = EpisodeGif(env, network, run_dir, seed=seed, say=say)
+
+    def record(update: int, params: Any) -> None:
+        path = gif.record(update, params, logger)
+        if path is not None:
+            say(f"Saved {path.name}")
+
+    return record
+
+
+def evaluation_callback(env, network, episodes: int, mode: str, logger, say) -> SaveCallback:
+    """At each save, the behaviour evaluation's games, logged as eval/* (training.md §9.5)."""
+    from ..analysis.checkpoint_eval import CheckpointEvaluation
+
+    evaluation = CheckpointEvaluation(env, network, episodes=episodes, mode=mode, say=say)
+
+    def run(update: int, params: Any) -> None:
+        metrics = evaluation.run(update, params)
+        if metrics is not None:
+            logger.log(update, metrics)
+
+    return run
+
+
+@dataclasses.dataclass
+class Loop:
+    """Everything the training loop reads and moves forward."""
+
+    plan: Plan
+    host: Host
+    opened: OpenedRun
+    trainer: Any
+    runner: Any
+    curriculum: Any
+    save_callbacks: list[SaveCallback]
+    update: int
+    last_metrics: dict
+
+
+def build(plan: Plan, host: Host, opened: OpenedRun, env: ModuleType, curriculum) -> Loop:
+    """The trainer for this config, the save callbacks, and the runner: initialised from
+    the seed, then, on a resume, filled from the checkpoint."""
+    import jax
+
+    from .train import make_mesh, make_train, place_runner_state
+
+    config, run, say = plan.config, plan.run, host.say
+    start = opened.start_update
+    env_params = curriculum_env_params(config, env, curriculum, start)
+    trainer = make_train(config, env, env_params, mesh=make_mesh(jax.devices()))
+    callbacks: list[SaveCallback] = []
+    if host.is_main:
         from .network import describe_network
 
         say(describe_network(trainer.network))
-    episode_gif = None
-    if is_main and not args.no_episode_gif:
-        from ..analysis.episode_gif import EpisodeGif
-
-        episode_gif = EpisodeGif(env, trainer.network, run_dir, seed=config.seed, say=say)
-    checkpoint_eval = None
-    if is_main and args.eval_episodes > 0:
-        from ..analysis.checkpoint_eval import CheckpointEvaluation
-
-        checkpoint_eval = CheckpointEvaluation(
-            env, trainer.network, episodes=args.eval_episodes, mode=args.eval_policy, say=say
-        )
+        logger = opened.logger
+        if run.episode_gif:
+            callbacks.append(
+                episode_gif_callback(env, trainer.network, opened.run_dir, config.seed, logger, say)
+            )
+        if run.eval_episodes > 0:
+            callbacks.append(
+                evaluation_callback(
+                    env, trainer.network, run.eval_episodes, run.eval_policy, logger, say
+                )
+            )
     runner = trainer.init(jax.random.PRNGKey(config.seed))
-    if payload is not None:
-        assert resume_path is not None  # the payload was read from it
+    if plan.payload is not None:
+        from .checkpoint import restore_runner
+
+        assert plan.resume_path is not None  # the payload was read from it
         runner, env_restored = restore_runner(
-            resume_path, payload, to_host(runner), reset_optimizer=args.reset_optimizer
+            plan.resume_path, plan.payload, to_host(runner), reset_optimizer=run.reset_optimizer
         )
         runner = place_runner_state(trainer, runner)
         say(
             "Restored params"
-            + ("" if args.reset_optimizer else ", Adam state")
+            + ("" if run.reset_optimizer else ", Adam state")
             + ", RNG key"
             + (" and the env batch" if env_restored else "; environments start fresh")
         )
+    last_metrics = plan.payload["metrics"] if plan.payload else {}
+    return Loop(plan, host, opened, trainer, runner, curriculum, callbacks, start, last_metrics)
 
-    full_config = {**config.to_dict(), "run_name": run_name, "provenance": software}
+
+# ------------------------------------------------------------------------- loop
+
+
+def save(loop: Loop, reason: str, with_extras: bool = True) -> None:
+    """Checkpoint files, then (if `with_extras`) the save callbacks (GIF, evaluation)."""
+    from .checkpoint import prune_checkpoints, save_checkpoint
+
+    host_runner = to_host(loop.runner)  # on every process: the env batch is gathered from all
+    opened, say = loop.opened, loop.host.say
+    if opened.logger is None:  # only the main process writes files
+        return
+    stored = {
+        **loop.plan.config.to_dict(),
+        "run_name": opened.run_name,
+        "provenance": loop.host.software,
+        "preset": loop.plan.resolved.preset.name,
+    }
+    pkl, npz = save_checkpoint(
+        opened.run_dir,
+        loop.update,
+        host_runner,
+        stored,
+        metrics=loop.last_metrics,
+        metrics_history=opened.history,
+        last_logged_step=opened.last_logged,
+        timesteps=opened.timesteps,
+    )
+    say(f"Saved {pkl.name} and {npz.name} ({reason})")
+    opened.logger.upload(pkl, f"checkpoint-{loop.update}")
+    removed = prune_checkpoints(opened.run_dir, loop.plan.run.keep_checkpoints)
+    if removed:
+        say(f"Removed {', '.join(path.name for path in removed)} (--keep-checkpoints)")
+    if with_extras:
+        for callback in loop.save_callbacks:
+            callback(loop.update, host_runner.train_state.params)
+
+
+def train_chunk(loop: Loop, first_chunk: bool) -> dict:
+    """One compiled chunk: `--log-interval` updates, cut short at the end of the run (a
+    schedule switching inside a chunk switches on its own update). Returns its metrics."""
+    config, opened = loop.plan.config, loop.opened
+    active = min(config.log_interval, config.num_updates - loop.update)
+    chunk_start = time.time()
+    inputs = loop.trainer.chunk_inputs(loop.update)
+    loop.runner, per_update = loop.trainer.train_chunk(loop.runner, active, inputs)
+    per_update = to_host(per_update)
+    seconds = time.time() - chunk_start
+    loop.update += active
+    opened.timesteps += active * config.batch_size
+    metrics = aggregate_chunk(per_update, active)
+    metrics.update(
+        schedule_metrics(config, loop.curriculum, range(loop.update - active, loop.update))
+    )
+    steps_per_second = active * config.batch_size / seconds
+    return add_progress(
+        metrics, loop.update, opened.timesteps, active / seconds, steps_per_second, first_chunk
+    )
+
+
+def report_chunk(loop: Loop, metrics: dict, health: HealthMonitor, progress: Progress) -> None:
+    """The health checks, the console line (and table), metrics.jsonl and W&B."""
+    opened, say, update = loop.opened, loop.host.say, loop.update
+    health_warnings = health.observe(update, metrics)
+    metrics["health/active_warnings"] = float(len(health.active))
+    loop.last_metrics = metrics
+    opened.history.append({"update": update, **metrics})
+    elapsed, eta = progress.tick(update)
+    say(chunk_line(update, loop.plan.config.num_updates, elapsed, eta, metrics), flush=True)
+    if loop.plan.run.console == "full":
+        say(grouped_table(metrics), flush=True)
+    for warning in health_warnings:
+        say(warning_line(warning), flush=True)
+    if opened.logger:
+        notes = (
+            {"health/warnings": [w.to_json() for w in health_warnings]} if health_warnings else None
+        )
+        opened.logger.log(update, metrics, notes)
+        for warning in health_warnings:
+            opened.logger.alert(f"HackMatrix {opened.run_name}: {warning.check}", warning.text())
+    opened.last_logged = update
+
+
+def train_loop(loop: Loop) -> int:
+    """Chunks until the run's last update or a stop request; a scheduled save whenever one
+    is due, a final save at the end, an interrupt save on a stop."""
+    config, run, say = loop.plan.config, loop.plan.run, loop.host.say
     stop = StopRequest()
     stop.install()
-    update = start_update
-    last_metrics: dict = payload["metrics"] if payload else {}
-    last_save_update, last_save_time = update, time.time()  # reset after the first chunk
-
-    def save(reason: str, with_extras: bool = True):
-        """Checkpoint files, then (if `with_extras`) the episode GIF and the eval/* games."""
-        host_runner = to_host(runner)  # on every process: the env batch is gathered from all
-        if logger is None:  # only the main process writes files
-            return
-        pkl, npz = save_checkpoint(
-            run_dir,
-            update,
-            host_runner,
-            full_config,
-            metrics=last_metrics,
-            metrics_history=history,
-            last_logged_step=last_logged,
-            timesteps=timesteps,
-        )
-        say(f"Saved {pkl.name} and {npz.name} ({reason})")
-        logger.upload(pkl, f"checkpoint-{update}")
-        removed = prune_checkpoints(run_dir, args.keep_checkpoints)
-        if removed:
-            say(f"Removed {', '.join(path.name for path in removed)} (--keep-checkpoints)")
-        if episode_gif is not None and with_extras:
-            gif = episode_gif.record(update, host_runner.train_state.params, logger)
-            if gif is not None:
-                say(f"Saved {gif.name}")
-        if checkpoint_eval is not None and with_extras:
-            eval_metrics = checkpoint_eval.run(update, host_runner.train_state.params)
-            if eval_metrics is not None:
-                logger.log(update, eval_metrics)
-
-    def print_summary():
-        # The file also holds eval/* records and, after a resume, the whole run.
-        metrics_file = run_dir / "metrics.jsonl"
-        records = read_metrics_file(metrics_file) if is_main and metrics_file.is_file() else history
-        for line in run_summary(records):
-            say(line)
-
+    last_save_update, last_save_time = loop.update, time.time()  # reset after the first chunk
     say(
         "Compiling the training chunk (first call; can take minutes on an accelerator)...",
         flush=True,
     )
     start_time = time.time()
-    progress = Progress(config.num_updates, start_update)
+    progress = Progress(config.num_updates, loop.opened.start_update)
     health = HealthMonitor()
-    health.prime(history)  # a resume continues the windows of the oscillation checks
+    health.prime(loop.opened.history)  # a resume continues the windows of the oscillation checks
     first_chunk = True
     warnings.filterwarnings("ignore", message="Some donated buffers were not usable")
     # Every process stops at the same chunk (see agree_across_processes).
     stopping, _ = agree_across_processes(stop.signal_name is not None, False)
     try:
-        while update < config.num_updates and not stopping:
-            active = chunk_length(update)
-            chunk_start = time.time()
-            inputs = trainer.chunk_inputs(update)
-            runner, per_update = trainer.train_chunk(runner, active, inputs)
-            per_update = to_host(per_update)
-            seconds = time.time() - chunk_start
-            update += active
-            timesteps += active * config.batch_size
-            metrics = aggregate_chunk(per_update, active)
-            metrics.update(schedule_metrics(config, curriculum, range(update - active, update)))
-            rate = active / seconds
-            metrics = add_progress(
-                metrics, update, timesteps, rate, active * config.batch_size / seconds, first_chunk
-            )
-            health_warnings = health.observe(update, metrics)
-            metrics["health/active_warnings"] = float(len(health.active))
-            last_metrics = metrics
-            history.append({"update": update, **metrics})
-            elapsed, eta = progress.tick(update)
-            say(chunk_line(update, config.num_updates, elapsed, eta, metrics), flush=True)
-            if args.console == "full":
-                say(grouped_table(metrics), flush=True)
-            for warning in health_warnings:
-                say(warning_line(warning), flush=True)
-            if logger:
-                notes = (
-                    {"health/warnings": [w.to_json() for w in health_warnings]}
-                    if health_warnings
-                    else None
-                )
-                logger.log(update, metrics, notes)
-                for warning in health_warnings:
-                    logger.alert(f"HackMatrix {run_name}: {warning.check}", warning.text())
-            last_logged = update
+        while loop.update < config.num_updates and not stopping:
+            report_chunk(loop, train_chunk(loop, first_chunk), health, progress)
             if first_chunk:
                 first_chunk = False
                 last_save_time = time.time()  # compile time does not count toward the first save
             due = (
-                update - last_save_update >= args.save_interval
-                if args.save_interval is not None
-                else time.time() - last_save_time >= args.save_interval_minutes * 60
+                loop.update - last_save_update >= run.save_interval
+                if run.save_interval is not None
+                else time.time() - last_save_time >= run.save_interval_minutes * 60
             )
             stopping, due = agree_across_processes(stop.signal_name is not None, due)
-            if due and update < config.num_updates:
-                save("scheduled")
-                last_save_update, last_save_time = update, time.time()
-
+            if due and loop.update < config.num_updates:
+                save(loop, "scheduled")
+                last_save_update, last_save_time = loop.update, time.time()
         if stopping:
             stop.signal_name = stop.signal_name or "a stop request on another process"
-            if update == start_update:
-                say("Interrupted before the first chunk finished: nothing to save")
-            else:
-                # No GIF or evaluation here: shutting down promptly matters more.
-                save(f"interrupted by {stop.signal_name}", with_extras=False)
-                if is_main:
-                    save_params_npz(run_dir / "interrupted_params.npz", runner.train_state.params)
-                print_summary()
-            return 0
-
-        save("final")
-        if logger is not None:  # the main process
-            final = save_params_npz(run_dir / "final_params.npz", runner.train_state.params)
-            logger.upload(final, "final-model")
-        say(
-            "Final metrics: "
-            + ", ".join(
-                f"{name}: {last_metrics.get('train/' + name, float('nan')):.4f}"
-                for name in ("total_loss", "pg_loss", "vf_loss", "entropy", "mean_reward")
-            )
-        )
-        print_summary()
+            return stop_early(loop, stop.signal_name)
+        finish(loop)
         say(f"Training completed in {time.time() - start_time:.1f} s")
-        say(f"Training complete! Total timesteps: {timesteps:,}")
+        say(f"Training complete! Total timesteps: {loop.opened.timesteps:,}")
         return 0
     finally:
         stop.restore()
-        if logger:
-            logger.finish()
+        if loop.opened.logger:
+            loop.opened.logger.finish()
+
+
+def stop_early(loop: Loop, signal_name: str) -> int:
+    """A stop request: save what the last chunk reached (no GIF or evaluation: shutting
+    down promptly matters more), with interrupted_params.npz beside it."""
+    from .checkpoint import save_params_npz
+
+    if loop.update == loop.opened.start_update:
+        loop.host.say("Interrupted before the first chunk finished: nothing to save")
+        return 0
+    save(loop, f"interrupted by {signal_name}", with_extras=False)
+    if loop.host.is_main:
+        path = loop.opened.run_dir / "interrupted_params.npz"
+        save_params_npz(path, loop.runner.train_state.params)
+    print_summary(loop)
+    return 0
+
+
+def finish(loop: Loop) -> None:
+    """The final save, final_params.npz, the final metrics and the run summary."""
+    from .checkpoint import save_params_npz
+
+    save(loop, "final")
+    logger = loop.opened.logger
+    if logger is not None:  # the main process
+        final = save_params_npz(
+            loop.opened.run_dir / "final_params.npz", loop.runner.train_state.params
+        )
+        logger.upload(final, "final-model")
+    loop.host.say(
+        "Final metrics: "
+        + ", ".join(
+            f"{name}: {loop.last_metrics.get('train/' + name, float('nan')):.4f}"
+            for name in ("total_loss", "pg_loss", "vf_loss", "entropy", "mean_reward")
+        )
+    )
+    print_summary(loop)
+
+
+def print_summary(loop: Loop) -> None:
+    # The file also holds eval/* records and, after a resume, the whole run.
+    metrics_file = loop.opened.run_dir / "metrics.jsonl"
+    records = (
+        read_metrics_file(metrics_file)
+        if loop.host.is_main and metrics_file.is_file()
+        else loop.opened.history
+    )
+    for line in run_summary(records):
+        loop.host.say(line)

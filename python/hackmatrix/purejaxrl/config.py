@@ -1,7 +1,14 @@
-"""Trainer configuration: command-line flags, derived sizes and batch auto-scaling.
+"""Trainer configuration: every option's declaration, derived sizes and batch auto-scaling.
 
-Everything here is plain Python (no JAX), so the config can be parsed, checked
-and printed before any compilation starts (training.md §1).
+`TrainConfig` is the training recipe (stored in every checkpoint), `RunOptions` how and
+where this process runs (not stored). Each field declares its option (`options.option`):
+section, help, flag and parser. The command line (`build_parser`), the preset checks
+(`presets.py`), the layering of defaults, preset, checkpoint and command line
+(`resolve.py`) and the flag reference (`docs/reference/trainer-flags.md`) are made from
+these declarations (training.md §1, specs/decisions.md T-16).
+
+Everything here is plain Python (no JAX), so the config can be parsed, checked and
+printed before any compilation starts.
 """
 
 from __future__ import annotations
@@ -9,10 +16,11 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from . import curriculum_flags
+from .options import Declared, build_parser_for, declared, display, explicit_values, option
 
 # Reference setting that auto-scaling keeps the minibatch size of (§1.3).
 REFERENCE_BATCH = 256 * 128
@@ -28,82 +36,389 @@ RESUME_LATEST = "__latest__"
 PROGRAM_BONUS_SCALES = ("flat", "spawn-cost")
 # `--value-target`: the scale the value head learns on (training.md §2.6, value_target.py).
 VALUE_TARGETS = ("raw", "symlog")
+# The preset a run uses unless `--preset` names another (presets/default.toml).
+DEFAULT_PRESET = "default"
+
+
+# ------------------------------------------------------------- value parsers
+
+
+def parse_reward_weights(text: str, flag: str = "--reward-weights") -> dict[str, float]:
+    """`--reward-weights "kills=2,step_penalty=0"` -> {"kills": 2.0, "step_penalty": 0.0}.
+
+    Only the syntax is checked here (the names are checked against the game
+    module's component list by `check_reward_weight_names`).
+    """
+    weights: dict[str, float] = {}
+    for item in text.split(","):
+        name, sep, value = (part.strip() for part in item.partition("="))
+        if not sep or not name or not value:
+            raise ValueError(
+                f"{flag}: expected name=weight pairs separated by commas, "
+                f"got {item.strip()!r} in {text!r}"
+            )
+        try:
+            weight = float(value)
+        except ValueError:
+            raise ValueError(f"{flag}: weight of {name!r} is not a number: {value!r}") from None
+        if not math.isfinite(weight):
+            raise ValueError(f"{flag}: weight of {name!r} must be finite, got {value!r}")
+        if name in weights:
+            raise ValueError(f"{flag}: {name!r} is given twice")
+        weights[name] = weight
+    return weights
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
+def _reward_weights_arg(text: str, flag: str = "--reward-weights") -> dict[str, float] | None:
+    if text.strip().lower() == "none":  # the env's reward as is, e.g. over a preset's weights
+        return None
+    try:
+        return parse_reward_weights(text, flag)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _final_reward_weights_arg(text: str) -> dict[str, float] | None:
+    return _reward_weights_arg(text, "--reward-weights-final")
+
+
+def format_count(n: int) -> str:
+    for suffix, size in (("B", 10**9), ("M", 10**6), ("K", 10**3)):
+        if n >= size:
+            value = n / size
+            return f"{value:g}{suffix}" if value == int(value) else f"{value:.2f}{suffix}"
+    return str(n)
+
+
+def format_reward_weights(weights: dict[str, float] | None) -> str:
+    return "none" if weights is None else ",".join(f"{k}={v:g}" for k, v in weights.items())
+
+
+def _off_when(empty: Any, word: str = "off") -> Any:
+    """A `show` that names the option's off value: "off" for None, "0 (off)" for 0."""
+
+    def show(value: Any) -> str:
+        if value != empty:
+            return display(value)
+        return word if empty is None else f"{display(empty)} ({word})"
+
+    return show
+
+
+# ------------------------------------------------------------- the training recipe
 
 
 @dataclasses.dataclass
 class TrainConfig:
-    """All trainer settings. `None` for minibatches/epochs means "auto-scale"."""
+    """The training recipe: every setting that changes what is trained, stored in each
+    checkpoint (a flat dict) and taken from it on a resume unless flagged (§4.4).
+    `None` for minibatches/epochs means "auto-scale"."""
 
-    num_envs: int = 256
-    num_steps: int = 128
-    total_timesteps: int = 10_000_000
-    lr: float = 2.5e-4
-    gamma: float = 0.99
-    gae_lambda: float = 0.95
-    num_minibatches: int | None = None
-    update_epochs: int | None = None
-    clip_eps: float = 0.2
-    vf_coef: float = 0.5
-    # `--value-target`: "raw" (the head predicts the return) or "symlog" (its symlog).
-    value_target: str = "raw"
-    ent_coef: float = 0.15
-    # `--ent-coef-final` / `--ent-coef-anneal`: the entropy coefficient moves linearly from
-    # ent_coef to ent_coef_final over that fraction of the updates; None: constant ent_coef.
-    ent_coef_final: float | None = None
-    ent_coef_anneal: float | None = None
-    # `--ent-coef-programs`: an entropy bonus on the two-way choice "run a program or not"
-    # where both are valid (training.md §1.1, learning.md §24); 0: off, the loss as before.
-    ent_coef_programs: float = 0.0
-    max_grad_norm: float = 0.5
-    hidden_dim: int = 256
-    num_layers: int = 2
-    log_interval: int = 10
-    seed: int = 0
-    bf16: bool = False
-    # {component name: weight} for `--reward-weights`; None trains on the env's reward as is.
-    reward_weights: dict[str, float] | None = None
-    # `--reward-weights-anneal`: fraction of the updates over which every weight moves
-    # linearly to 1 (the canonical reward); None keeps the weights for the whole run.
-    reward_weights_anneal: float | None = None
-    # `--reward-weights-final`: the weights the anneal ends at ({name: w}, 1 for those not
-    # named); None: 1 for every component, i.e. the canonical reward.
-    reward_weights_final: dict[str, float] | None = None
-    # `--program-bonus`: reward per program taken into hand (0: off, training.md §1.1).
-    program_bonus: float = 0.0
-    # `--program-bonus-scale`: "flat" (every program pays --program-bonus) or "spawn-cost"
-    # (a program pays --program-bonus x its block's spawn cost; learning.md §21).
-    program_bonus_scale: str = "flat"
-    # `--program-bonus-at-death`: "pay" (a program taken on the step the player dies pays
-    # too) or "withhold" (it pays nothing: it can never be run; learning.md §17.2).
-    program_bonus_at_death: str = "pay"
-    # `--program-use-bonus`: reward for the first program run in an episode (0: off, §1.1).
-    program_use_bonus: float = 0.0
-    # `--free-program-spending`: refund resource_gain's charge for what a program spends
-    # (training.md §1.1); False trains on the env's resource_gain as is.
-    free_program_spending: bool = False
-    # `--siphon-pay-on-use`: data_siphon's pay moves from picking a data siphon up to
-    # spending it (training.md §1.1, learning.md §28); not a program lever (never delayed).
-    siphon_pay_on_use: bool = False
-    # `--program-levers-from-update`: the three program levers above pay nothing before this
-    # update (learning.md §18.4: a habit of siphoning first); 0: from the start.
-    program_levers_from_update: int = 0
-    # `--distance-shaping`: "canonical" (one-directional, the env's reward) or "potential"
-    # (a lost cell costs what a gained one pays; training.md §1.1).
-    distance_shaping: str = "canonical"
-    # `--max-episode-steps`: truncate an episode after this many actions, bootstrapping
-    # from the value of its last observation (training.md §2.5); 0: no limit.
-    max_episode_steps: int = 0
-    network: str = "mlp"  # "mlp" or "grid" (training.md §2.3)
-    # Curriculum starts (§1.7, curriculum_flags.py); all unset: canonical starts only.
-    curriculum: str | None = None
-    curriculum_stages: str | None = None
-    curriculum_programs: str | None = None
-    curriculum_credits: str | None = None
-    curriculum_energy: str | None = None
-    curriculum_data_siphons: str | None = None
-    curriculum_transmissions: str | None = None
-    curriculum_p0: float = 1.0
-    curriculum_anneal: float | None = None
+    # -- rollout, budget and seed
+    num_envs: int = option(
+        256,
+        section="rollout",
+        help="environments stepped in parallel by vmap; an update uses num_envs x num_steps "
+        "transitions (2,048 keeps an accelerator busy, 64 suits a CPU)",
+    )
+    num_steps: int = option(128, section="rollout", help="steps each environment takes per rollout")
+    total_timesteps: int = option(
+        10_000_000,
+        section="rollout",
+        help="the run's env-step budget and, on a resume, its total target: num_updates = "
+        "total_timesteps // (num_envs x num_steps); raised to three updates if below",
+        show=lambda value: format_count(value),
+    )
+    max_episode_steps: int = option(
+        0,
+        section="rollout",
+        metavar="N",
+        help="end a training episode after N actions (a time-limit truncation: PPO "
+        "bootstraps from the value of its last observation and a fresh game starts); "
+        "0: no limit, as in the game (training.md §2.5)",
+        label="episode step limit",
+        show=_off_when(0),
+    )
+    seed: int = option(0, section="rollout", help="seed of the root PRNG key")
+
+    # -- PPO
+    lr: float = option(
+        2.5e-4,
+        section="ppo",
+        flags=("--lr", "--learning-rate"),
+        help="Adam learning rate, constant; for large batches keep lr x gradient_steps near "
+        "4e-3 (the start-up hint, training.md §1.5)",
+        label="learning rate",
+    )
+    gamma: float = option(0.99, section="ppo", help="discount factor", label="discount")
+    gae_lambda: float = option(0.95, section="ppo", help="GAE lambda")
+    num_minibatches: int | None = option(
+        None,
+        section="ppo",
+        help="minibatches per epoch; unset: 4, auto-scaled for large batches (training.md §1.3)",
+        from_checkpoint=False,
+        label="minibatches per epoch",
+        show=lambda value: "auto" if value is None else display(value),
+    )
+    update_epochs: int | None = option(
+        None,
+        section="ppo",
+        help="passes over each batch; unset: 4, auto-scaled (floor 2) for large batches",
+        from_checkpoint=False,
+        label="epochs per update",
+        show=lambda value: "auto" if value is None else display(value),
+    )
+    clip_eps: float = option(0.2, section="ppo", help="PPO ratio clip epsilon")
+    vf_coef: float = option(
+        0.5, section="ppo", help="weight of the value loss", label="value-loss coefficient"
+    )
+    ent_coef: float = option(
+        0.15,
+        section="ppo",
+        help="weight of the entropy bonus over the 28 actions",
+        label="entropy coefficient",
+    )
+    ent_coef_final: float | None = option(
+        None,
+        section="ppo",
+        metavar="C",
+        help="the entropy coefficient --ent-coef-anneal ends at (e.g. start at 0.15 to keep "
+        "early exploration, end at 0.05); unset: --ent-coef throughout (training.md §1.1)",
+        label="final entropy coefficient",
+        show=_off_when(None),
+    )
+    ent_coef_anneal: float | None = option(
+        None,
+        section="ppo",
+        metavar="F",
+        help="move the entropy coefficient linearly from --ent-coef to --ent-coef-final over "
+        "the first F of the updates, then hold it there (training.md §1.1)",
+        label="entropy coefficient anneal",
+        show=_off_when(None),
+    )
+    max_grad_norm: float = option(
+        0.5, section="ppo", help="clip on the global gradient norm", label="gradient clip"
+    )
+
+    # -- network and value head
+    network: str = option(
+        "mlp",
+        section="network",
+        choices=("mlp", "grid"),
+        help="mlp: Dense layers on the flat observation; grid: a per-cell encoder and 3x3 "
+        "convolutions over the 6x6 board, then the trunk (training.md §2.3); a resume "
+        "refuses another network than the checkpoint's",
+    )
+    hidden_dim: int = option(
+        256, section="network", help="width of each hidden layer of the shared trunk"
+    )
+    num_layers: int = option(2, section="network", help="hidden layers of the shared trunk")
+    value_target: str = option(
+        "raw",
+        section="network",
+        choices=VALUE_TARGETS,
+        parser_checks_choices=False,  # validate() refuses others, naming the flag
+        metavar="|".join(VALUE_TARGETS),
+        help="the scale the value head learns on: raw (the return) or symlog "
+        "(sign(x) ln(1+|x|) of it, so large stage and win returns do not swamp the loss)",
+        label="value target (the head relearns its scale)",
+    )
+    bf16: bool = option(
+        False,
+        section="network",
+        action="switch",
+        help="bfloat16 network compute; params and Adam state stay float32",
+    )
+
+    # -- reward shaping (the order of REWARD_FIELDS before the options became declarations)
+    reward_weights: dict[str, float] | None = option(
+        None,
+        section="reward",
+        parse=_reward_weights_arg,
+        metavar="NAME=W,...",
+        help="train on sum_i w_i x reward component i (w_i = 1 for components not "
+        "named); 'none': the env's reward unchanged (training.md §1.1)",
+        label="reward weights",
+        plural=True,
+    )
+    reward_weights_anneal: float | None = option(
+        None,
+        section="reward",
+        metavar="F",
+        help="move every --reward-weights weight linearly to 1 (the canonical reward; or to "
+        "--reward-weights-final) over the first F of the updates, then hold it there; "
+        "unset: keep the weights for the whole run (training.md §1.1)",
+        label="reward weights anneal",
+        show=_off_when(None),
+    )
+    reward_weights_final: dict[str, float] | None = option(
+        None,
+        section="reward",
+        parse=_final_reward_weights_arg,
+        metavar="NAME=W,...",
+        help="the weights --reward-weights-anneal ends at instead of 1 (w = 1 for components "
+        "not named), e.g. a siphon price that starts light and ends at 0.3 (training.md §1.1)",
+        label="final reward weights",
+        plural=True,
+    )
+    program_bonus: float = option(
+        0.0,
+        section="reward",
+        metavar="W",
+        help="add W x (programs owned after a step - before it) to the reward PPO trains "
+        "on, paying for a program taken into hand by a siphon; 0: off (training.md §1.1)",
+        label="program bonus",
+    )
+    program_bonus_scale: str = option(
+        "flat",
+        section="reward",
+        choices=PROGRAM_BONUS_SCALES,
+        help="flat: every program taken pays --program-bonus; spawn-cost: a program pays "
+        "--program-bonus x the transmissions its block queues (game-rules §1.6), so with "
+        "0.5 a program block pays per transmission what a data block's score pays "
+        "(training.md §1.1)",
+        label="program bonus scale",
+    )
+    program_bonus_at_death: str = option(
+        "pay",
+        section="reward",
+        choices=("pay", "withhold"),
+        help="pay: a program taken on the step the player dies earns --program-bonus like "
+        "any other; withhold: it earns nothing, since it can never be run (training.md §1.1)",
+        label="program bonus at death",
+    )
+    program_use_bonus: float = option(
+        0.0,
+        section="reward",
+        metavar="W",
+        help="add W to the reward PPO trains on at the first program an episode runs "
+        "(once per episode); 0: off (training.md §1.1)",
+        label="program use bonus",
+    )
+    free_program_spending: bool = option(
+        False,
+        section="reward",
+        action="switch",
+        help="refund the resource_gain charge for credits and energy a program spends, and "
+        "pay nothing for an UNDO that gives them back (training.md §1.1)",
+        label="free program spending",
+    )
+    siphon_pay_on_use: bool = option(
+        False,
+        section="reward",
+        action="switch",
+        help="pay data_siphon's 1.0 when a data siphon is spent by the siphon action instead "
+        "of when it is picked up (an UNDO that gives siphons back takes it back), so a "
+        "siphon held and never spent earns nothing (training.md §1.1)",
+        label="siphon pay on use",
+    )
+    ent_coef_programs: float = option(
+        0.0,
+        section="reward",
+        metavar="C",
+        help="an extra entropy bonus, C x the entropy of 'run a program or not' on the steps "
+        "where both are valid; a program lever (--program-levers-from-update delays it); "
+        "0: off (training.md §1.1)",
+        label="program-choice entropy coefficient",
+        show=_off_when(0),
+    )
+    program_levers_from_update: int = option(
+        0,
+        section="reward",
+        metavar="N",
+        help="--program-bonus, --program-use-bonus, --free-program-spending and "
+        "--ent-coef-programs pay nothing before update N, so the agent learns the rest of "
+        "the game first; 0: from the start (training.md §1.1)",
+        label="program levers' first update",
+        show=_off_when(0, "from the start"),
+    )
+    distance_shaping: str = option(
+        "canonical",
+        section="reward",
+        choices=("canonical", "potential"),
+        help="canonical: the env's one-directional distance shaping (a step away costs "
+        "nothing, so stepping away and back pays); potential: also charge 0.05 per cell "
+        "lost, so a loop earns nothing (training.md §1.1)",
+        label="distance shaping",
+    )
+
+    # -- curriculum starts (curriculum_flags.py); all unset: canonical starts only
+    curriculum: str | None = option(
+        None,
+        section="curriculum",
+        choices=tuple(curriculum_flags.PRESETS),
+        help="a named curriculum: mixed (every stage, some programs and resources), "
+        "programs (stage 1 holding programs and the means to run them) or late (stages "
+        "5-8 with a full kit); the --curriculum-* flags below override its fields",
+    )
+    curriculum_stages: str | None = option(
+        None,
+        section="curriculum",
+        metavar="S:W,...",
+        help="weights of the starting stages 1..8, e.g. 1:0.5,2:0.1,8:0.4 (unset: 1:1)",
+    )
+    curriculum_programs: str | None = option(
+        None,
+        section="curriculum",
+        metavar="A-B",
+        help="programs owned at a curriculum start: a count uniform in A..B (23: all)",
+    )
+    curriculum_credits: str | None = option(
+        None,
+        section="curriculum",
+        metavar="A-B",
+        help="credits added to the starting bonus, uniform in A..B",
+    )
+    curriculum_energy: str | None = option(
+        None,
+        section="curriculum",
+        metavar="A-B",
+        help="energy added to the starting bonus, uniform in A..B",
+    )
+    curriculum_data_siphons: str | None = option(
+        None,
+        section="curriculum",
+        metavar="A-B",
+        help="data siphons added to the starting bonus, uniform in A..B",
+    )
+    curriculum_transmissions: str | None = option(
+        None,
+        section="curriculum",
+        metavar="A-B",
+        help="siphon transmissions pending at a curriculum start, uniform in A..B (at most "
+        "35): they appear after the first turn, so the agent meets siphon-spawned enemies "
+        "without siphoning",
+    )
+    curriculum_p0: float = option(
+        1.0,
+        section="curriculum",
+        help="chance that a reset is a curriculum start (at the start of training)",
+    )
+    curriculum_anneal: float | None = option(
+        None,
+        section="curriculum",
+        metavar="FRACTION",
+        help="the chance falls linearly from p0 to 0 by this fraction of training "
+        "(unset: p0 throughout)",
+    )
+
+    # -- logging
+    log_interval: int = option(
+        10,
+        section="logging",
+        help="updates per log line and per compiled chunk (training.md §2.8)",
+        label="updates per chunk",
+    )
 
     # -- derived quantities (§1.2); valid once minibatches/epochs are resolved --
     @property
@@ -133,9 +448,195 @@ class TrainConfig:
         return dataclasses.asdict(self)
 
     @classmethod
-    def from_dict(cls, values: dict[str, Any]) -> TrainConfig:
+    def from_dict(cls, values: Mapping[str, Any]) -> TrainConfig:
+        """A stored config (any past version's flat dict): unknown keys are ignored and a
+        missing one is its default, the value every option had before it existed."""
         known = {f.name for f in dataclasses.fields(cls)}
         return cls(**{k: v for k, v in values.items() if k in known})
+
+
+# ------------------------------------------------------------- how this process runs
+
+
+@dataclasses.dataclass
+class RunOptions:
+    """How and where this process runs: logging, checkpoint files, resume, devices. Not
+    stored in checkpoints and never changes what is trained."""
+
+    # -- logging
+    console: str = option(
+        "brief",
+        section="logging",
+        choices=("brief", "full"),
+        help="per chunk: one short line (brief), or the line plus every metric grouped by "
+        "prefix (full); metrics.jsonl always has every metric",
+    )
+    wandb: bool = option(
+        True,
+        section="logging",
+        action="switch",
+        help="log to Weights & Biases (offline without credentials); --no-wandb turns it off",
+    )
+    project: str = option("hackmatrix", section="logging", help="W&B project")
+    entity: str | None = option(
+        None, section="logging", help="W&B entity (unset: your default entity)"
+    )
+    run_name: str | None = option(
+        None,
+        section="logging",
+        in_presets=False,
+        help="name of the run directory and the W&B run (unset: hackmatrix-jax-{mon}{dd}-{yy}-N)",
+    )
+    run_suffix: str | None = option(
+        None,
+        section="logging",
+        in_presets=False,
+        help="appended to the run name, e.g. ...-1-bignet",
+    )
+
+    # -- checkpoints and their evaluation
+    save_interval_minutes: float = option(
+        10.0, section="checkpoints", help="save a checkpoint every this many minutes"
+    )
+    save_interval: int | None = option(
+        None,
+        section="checkpoints",
+        help="save every N updates instead (turns the time-based period off)",
+    )
+    checkpoint_dir: str = option(
+        "checkpoints",
+        section="checkpoints",
+        help="parent directory: a run writes to CHECKPOINT_DIR/RUN_NAME",
+    )
+    keep_checkpoints: int = option(
+        0,
+        section="checkpoints",
+        parse=_non_negative_int,
+        metavar="N",
+        help="after each save, delete all but the N newest checkpoint_*.pkl of the run "
+        "(params_*.npz stay); 0 keeps every one. A checkpoint holds the env batch: 45 MB "
+        "at 2,048 envs (training.md §4.2)",
+        show=_off_when(0, "keep all"),
+    )
+    artifact: bool = option(
+        True,
+        section="checkpoints",
+        action="switch",
+        help="upload each checkpoint to W&B as an artifact (--no-artifact: metrics only)",
+    )
+    episode_gif: bool = option(
+        True,
+        section="checkpoints",
+        action="switch",
+        help="play one greedy episode at each checkpoint and save it as episode_{update}.gif "
+        "in the run directory (and to W&B)",
+    )
+    eval_episodes: int = option(
+        256,
+        section="checkpoints",
+        parse=_non_negative_int,
+        help="games of the behaviour evaluation played at each checkpoint, logged as "
+        "eval/* (training.md §9.5); 0 turns it off",
+    )
+    eval_policy: str = option(
+        "greedy",
+        section="checkpoints",
+        choices=("greedy", "sample"),
+        help="how the checkpoint evaluation picks actions",
+    )
+
+    # -- resume
+    resume: str | None = option(
+        None,
+        section="resume",
+        action="optional",
+        const=RESUME_LATEST,
+        metavar="RESUME",
+        help="continue from a checkpoint .pkl, a run directory or a run name; bare: the "
+        "latest run under --checkpoint-dir",
+    )
+    resume_run: str | None = option(
+        None, section="resume", help="run name or 8-hex W&B id to resume"
+    )
+    rewind: bool = option(
+        False,
+        section="resume",
+        action="store_true",
+        help="with --resume: cut the W&B history back to the checkpoint, then log from there",
+    )
+    reset_optimizer: bool = option(
+        False,
+        section="resume",
+        action="store_true",
+        help="on resume keep the weights but start Adam fresh",
+    )
+
+    # -- presets, devices and other
+    preset: str = option(
+        DEFAULT_PRESET,
+        section="run",
+        metavar="NAME|PATH",
+        help="the preset the run starts from: a shipped one (canonical, default, gpu) or a "
+        "TOML file of the same form; values given on the command line or stored in a "
+        "resumed checkpoint win over it (training.md §1.8)",
+    )
+    print_config: bool = option(
+        False,
+        section="run",
+        action="store_true",
+        help="print the resolved configuration (every option, its value and where it came "
+        "from) as JSON and exit without training",
+    )
+    auto_tune: bool = option(
+        False,
+        section="run",
+        action="store_true",
+        help="adapt to the device before auto-scaling (CPU: 64 envs, 2 minibatches; TPU: "
+        "envs x chips), touching only options left at their defaults (training.md §1.4)",
+    )
+    env_module: str = option(
+        "hackmatrix.jax_env",
+        section="run",
+        help="import path of the game module (a jax_env-compatible stand-in for tests)",
+    )
+    multi_host: bool = option(
+        False,
+        section="run",
+        action="store_true",
+        help="call jax.distributed.initialize() and train over every process's devices "
+        "(implied by the three flags below; see training-guide.md, Multi-host)",
+    )
+    coordinator_address: str | None = option(
+        None,
+        section="run",
+        metavar="HOST:PORT",
+        help="process 0's address (unset: $JAX_COORDINATOR_ADDRESS, else detected "
+        "on a TPU pod / SLURM / Open MPI)",
+    )
+    num_processes: int | None = option(
+        None,
+        section="run",
+        help="processes in the run (unset: $JAX_NUM_PROCESSES, else detected)",
+    )
+    process_id: int | None = option(
+        None,
+        section="run",
+        help="this process's index, 0 writes the files (unset: $JAX_PROCESS_ID, else detected)",
+    )
+    distributed_timeout: int = option(
+        300,
+        section="run",
+        metavar="SECONDS",
+        help="multi-host: how long to wait for every process to join, and how soon a "
+        "process whose peer stopped answering exits with an error",
+    )
+
+
+# Every option, in section order: the stored ones (TrainConfig) first within a section.
+OPTIONS: tuple[Declared, ...] = declared(TrainConfig, RunOptions)
+OPTION_BY_NAME = {item.name: item for item in OPTIONS}
+CONFIG_FLAGS = tuple(f.name for f in dataclasses.fields(TrainConfig))
+RUN_FLAGS = tuple(f.name for f in dataclasses.fields(RunOptions))
 
 
 @dataclasses.dataclass
@@ -304,32 +805,6 @@ def validate(config: TrainConfig) -> None:
     curriculum_flags.resolve(config)  # raises on a bad --curriculum* value
 
 
-def parse_reward_weights(text: str, flag: str = "--reward-weights") -> dict[str, float]:
-    """`--reward-weights "kills=2,step_penalty=0"` -> {"kills": 2.0, "step_penalty": 0.0}.
-
-    Only the syntax is checked here (the names are checked against the game
-    module's component list by `check_reward_weight_names`).
-    """
-    weights: dict[str, float] = {}
-    for item in text.split(","):
-        name, sep, value = (part.strip() for part in item.partition("="))
-        if not sep or not name or not value:
-            raise ValueError(
-                f"{flag}: expected name=weight pairs separated by commas, "
-                f"got {item.strip()!r} in {text!r}"
-            )
-        try:
-            weight = float(value)
-        except ValueError:
-            raise ValueError(f"{flag}: weight of {name!r} is not a number: {value!r}") from None
-        if not math.isfinite(weight):
-            raise ValueError(f"{flag}: weight of {name!r} must be finite, got {value!r}")
-        if name in weights:
-            raise ValueError(f"{flag}: {name!r} is given twice")
-        weights[name] = weight
-    return weights
-
-
 def check_reward_weight_names(
     weights: dict[str, float] | None, valid_names: Sequence[str], flag: str = "--reward-weights"
 ) -> None:
@@ -342,10 +817,6 @@ def check_reward_weight_names(
             f"{flag}: unknown reward component(s) {', '.join(unknown)}; "
             f"valid names: {', '.join(valid_names)}"
         )
-
-
-def format_reward_weights(weights: dict[str, float] | None) -> str:
-    return "none" if weights is None else ",".join(f"{k}={v:g}" for k, v in weights.items())
 
 
 def enforce_minimum_budget(config: TrainConfig) -> str | None:
@@ -364,370 +835,39 @@ def enforce_minimum_budget(config: TrainConfig) -> str | None:
 # ---------------------------------------------------------------- command line
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        allow_abbrev=False, description="Masked PPO (PureJaxRL style) on the HackMatrix JAX engine."
+def build_parser(
+    preset_values: Mapping[str, Any] | None = None, preset_name: str = "", epilog: str = ""
+) -> argparse.ArgumentParser:
+    """The trainer's command line, generated from `OPTIONS`. Each flag's default is the
+    option's declared default, so `parse_args([])` gives the dataclass defaults (no preset);
+    `preset_values` only adds the preset's value to each flag's help."""
+    return build_parser_for(
+        OPTIONS,
+        description="Masked PPO (PureJaxRL style) on the HackMatrix JAX engine.",
+        epilog=epilog,
+        preset_values=preset_values,
+        preset_name=preset_name,
     )
-    g = p.add_argument_group("rollout and budget")
-    g.add_argument("--num-envs", type=int, default=256)
-    g.add_argument("--num-steps", type=int, default=128)
-    g.add_argument("--total-timesteps", type=int, default=10_000_000)
-
-    g = p.add_argument_group("PPO")
-    g.add_argument("--lr", "--learning-rate", dest="lr", type=float, default=2.5e-4)
-    g.add_argument("--gamma", type=float, default=0.99)
-    g.add_argument("--gae-lambda", type=float, default=0.95)
-    g.add_argument(
-        "--num-minibatches",
-        type=int,
-        default=None,
-        help="default 4, auto-scaled for large batches unless given",
-    )
-    g.add_argument(
-        "--update-epochs",
-        type=int,
-        default=None,
-        help="default 4, auto-scaled (floor 2) for large batches unless given",
-    )
-    g.add_argument("--clip-eps", type=float, default=0.2)
-    g.add_argument("--vf-coef", type=float, default=0.5)
-    g.add_argument(
-        "--value-target",
-        default="raw",
-        metavar="|".join(VALUE_TARGETS),
-        help="the scale the value head learns on: raw (the return) or symlog "
-        "(sign(x) ln(1+|x|) of it, so large stage and win returns do not swamp the loss)",
-    )
-    g.add_argument("--ent-coef", type=float, default=0.15)
-    g.add_argument(
-        "--ent-coef-final",
-        type=float,
-        default=None,
-        metavar="C",
-        help="the entropy coefficient --ent-coef-anneal ends at (e.g. start at 0.15 to keep "
-        "early exploration, end at 0.05); default: --ent-coef throughout (training.md §1.1)",
-    )
-    g.add_argument(
-        "--ent-coef-anneal",
-        type=float,
-        default=None,
-        metavar="F",
-        help="move the entropy coefficient linearly from --ent-coef to --ent-coef-final over "
-        "the first F of the updates, then hold it there (training.md §1.1)",
-    )
-    g.add_argument(
-        "--ent-coef-programs",
-        type=float,
-        default=0.0,
-        metavar="C",
-        help="an extra entropy bonus, C x the entropy of 'run a program or not' on the steps "
-        "where both are valid; a program lever (--program-levers-from-update delays it); "
-        "default 0: off (training.md §1.1)",
-    )
-    g.add_argument("--max-grad-norm", type=float, default=0.5)
-    g.add_argument(
-        "--reward-weights",
-        type=_reward_weights_arg,
-        default=None,
-        metavar="NAME=W,...",
-        help="train on sum_i w_i x reward component i (w_i = 1 for components not "
-        "named); 'none' or no flag: the env's reward unchanged (training.md §1.1)",
-    )
-    g.add_argument(
-        "--reward-weights-anneal",
-        type=float,
-        default=None,
-        metavar="F",
-        help="move every --reward-weights weight linearly to 1 (the canonical reward; or to "
-        "--reward-weights-final) over the first F of the updates, then hold it there; "
-        "default: keep the weights for the whole run (training.md §1.1)",
-    )
-    g.add_argument(
-        "--reward-weights-final",
-        type=_final_reward_weights_arg,
-        default=None,
-        metavar="NAME=W,...",
-        help="the weights --reward-weights-anneal ends at instead of 1 (w = 1 for components "
-        "not named), e.g. a siphon price that starts light and ends at 0.3 (training.md §1.1)",
-    )
-    g.add_argument(
-        "--distance-shaping",
-        choices=("canonical", "potential"),
-        default="canonical",
-        help="canonical: the env's one-directional distance shaping (a step away costs "
-        "nothing, so stepping away and back pays); potential: also charge 0.05 per cell "
-        "lost, so a loop earns nothing (training.md §1.1)",
-    )
-    g.add_argument(
-        "--program-bonus",
-        type=float,
-        default=0.0,
-        metavar="W",
-        help="add W x (programs owned after a step - before it) to the reward PPO trains "
-        "on, paying for a program taken into hand by a siphon; default 0: off (training.md §1.1)",
-    )
-    g.add_argument(
-        "--program-bonus-scale",
-        choices=PROGRAM_BONUS_SCALES,
-        default="flat",
-        help="flat: every program taken pays --program-bonus; spawn-cost: a program pays "
-        "--program-bonus x the transmissions its block queues (game-rules §1.6), so with "
-        "0.5 a program block pays per transmission what a data block's score pays "
-        "(training.md §1.1)",
-    )
-    g.add_argument(
-        "--program-bonus-at-death",
-        choices=("pay", "withhold"),
-        default="pay",
-        help="pay: a program taken on the step the player dies earns --program-bonus like "
-        "any other; withhold: it earns nothing, since it can never be run (training.md §1.1)",
-    )
-    g.add_argument(
-        "--program-use-bonus",
-        type=float,
-        default=0.0,
-        metavar="W",
-        help="add W to the reward PPO trains on at the first program an episode runs "
-        "(once per episode); default 0: off (training.md §1.1)",
-    )
-    g.add_argument(
-        "--free-program-spending",
-        action=argparse.BooleanOptionalAction,
-        default=False,
-        help="refund the resource_gain charge for credits and energy a program spends, and "
-        "pay nothing for an UNDO that gives them back (training.md §1.1); default: off",
-    )
-    g.add_argument(
-        "--siphon-pay-on-use",
-        action=argparse.BooleanOptionalAction,
-        default=False,
-        help="pay data_siphon's 1.0 when a data siphon is spent by the siphon action instead "
-        "of when it is picked up (an UNDO that gives siphons back takes it back), so a "
-        "siphon held and never spent earns nothing (training.md §1.1); default: off",
-    )
-    g.add_argument(
-        "--program-levers-from-update",
-        type=int,
-        default=0,
-        metavar="N",
-        help="--program-bonus, --program-use-bonus and --free-program-spending pay nothing "
-        "before update N, so the agent learns the rest of the game first; default 0: "
-        "from the start (training.md §1.1)",
-    )
-    g.add_argument(
-        "--max-episode-steps",
-        type=int,
-        default=0,
-        metavar="N",
-        help="end a training episode after N actions (a time-limit truncation: PPO "
-        "bootstraps from the value of its last observation and a fresh game starts); "
-        "default 0: no limit, as in the game (training.md §2.5)",
-    )
-
-    g = p.add_argument_group("curriculum starts (training.md §1.7)")
-    g.add_argument(
-        "--curriculum",
-        default=None,
-        choices=tuple(curriculum_flags.PRESETS),
-        help="a named curriculum; the --curriculum-* flags below override its fields",
-    )
-    g.add_argument(
-        "--curriculum-stages",
-        default=None,
-        metavar="S:W,...",
-        help="weights of the starting stages 1..8, e.g. 1:0.5,2:0.1,8:0.4 (default 1:1)",
-    )
-    for flag, what in (
-        ("programs", "programs owned at a curriculum start: a count uniform in A..B (23: all)"),
-        ("credits", "credits added to the starting bonus, uniform in A..B"),
-        ("energy", "energy added to the starting bonus, uniform in A..B"),
-        ("data-siphons", "data siphons added to the starting bonus, uniform in A..B"),
-        (
-            "transmissions",
-            "siphon transmissions pending at a curriculum start, uniform in A..B (at most 35): "
-            "they appear after the first turn, so the agent meets siphon-spawned enemies "
-            "without siphoning",
-        ),
-    ):
-        g.add_argument(f"--curriculum-{flag}", default=None, metavar="A-B", help=what)
-    g.add_argument(
-        "--curriculum-p0",
-        type=float,
-        default=1.0,
-        help="chance that a reset is a curriculum start (at the start of training)",
-    )
-    g.add_argument(
-        "--curriculum-anneal",
-        type=float,
-        default=None,
-        metavar="FRACTION",
-        help="the chance falls linearly from p0 to 0 by this fraction of training "
-        "(default: p0 throughout)",
-    )
-
-    g = p.add_argument_group("network")
-    g.add_argument("--hidden-dim", type=int, default=256)
-    g.add_argument("--num-layers", type=int, default=2)
-    g.add_argument(
-        "--network",
-        choices=("mlp", "grid"),
-        default="mlp",
-        help="mlp: Dense layers on the flat observation; grid: a per-cell encoder and 3x3 "
-        "convolutions over the 6x6 board, then the trunk (training.md §2.3)",
-    )
-    g.add_argument(
-        "--bf16",
-        action="store_true",
-        help="bfloat16 network compute; params and Adam state stay float32",
-    )
-
-    g = p.add_argument_group("logging")
-    g.add_argument(
-        "--log-interval", type=int, default=10, help="updates per log line and per compiled chunk"
-    )
-    g.add_argument(
-        "--console",
-        choices=("brief", "full"),
-        default="brief",
-        help="per chunk: one short line (brief), or the line plus every metric "
-        "grouped by prefix (full); metrics.jsonl always has every metric",
-    )
-    g.add_argument("--no-wandb", action="store_true")
-    g.add_argument("--wandb", action="store_true", help="no-op: W&B is on by default")
-    g.add_argument("--project", default="hackmatrix")
-    g.add_argument("--entity", default=None, help="W&B entity (default: your default entity)")
-    g.add_argument("--run-name", default=None)
-    g.add_argument("--run-suffix", default=None)
-
-    g = p.add_argument_group("checkpoints")
-    g.add_argument("--save-interval-minutes", type=float, default=10.0)
-    g.add_argument(
-        "--save-interval",
-        type=int,
-        default=None,
-        help="save every N updates (turns the time-based period off)",
-    )
-    g.add_argument("--checkpoint-dir", default="checkpoints")
-    g.add_argument(
-        "--keep-checkpoints",
-        type=_non_negative_int,
-        default=0,
-        metavar="N",
-        help="after each save, delete all but the N newest checkpoint_*.pkl of the run "
-        "(params_*.npz stay); 0 keeps every one (default). A checkpoint holds the env "
-        "batch: 45 MB at 2,048 envs (training.md §4.2)",
-    )
-    g.add_argument("--no-artifact", action="store_true")
-    g.add_argument(
-        "--no-episode-gif",
-        action="store_true",
-        help="do not play one greedy episode at each checkpoint and save it as "
-        "episode_{update}.gif in the run directory (and to W&B)",
-    )
-    g.add_argument(
-        "--eval-episodes",
-        type=_non_negative_int,
-        default=256,
-        help="games of the behaviour evaluation played at each checkpoint, logged as "
-        "eval/* (training.md §9.5); 0 turns it off (default 256)",
-    )
-    g.add_argument(
-        "--eval-policy",
-        choices=("greedy", "sample"),
-        default="greedy",
-        help="how the checkpoint evaluation picks actions (default greedy)",
-    )
-
-    g = p.add_argument_group("resume and other")
-    g.add_argument(
-        "--resume",
-        nargs="?",
-        const=RESUME_LATEST,
-        default=None,
-        help="checkpoint .pkl, run directory or run name; bare: the latest run",
-    )
-    g.add_argument("--resume-run", default=None, help="run name or 8-hex W&B id to resume")
-    g.add_argument("--rewind", action="store_true")
-    g.add_argument(
-        "--reset-optimizer",
-        action="store_true",
-        help="on resume keep the weights but start Adam fresh",
-    )
-    g.add_argument("--seed", type=int, default=0)
-    g.add_argument("--auto-tune", action="store_true")
-    g.add_argument(
-        "--env-module",
-        default="hackmatrix.jax_env",
-        help="import path of the game module (a jax_env-compatible stand-in for tests)",
-    )
-    g.add_argument(
-        "--multi-host",
-        action="store_true",
-        help="call jax.distributed.initialize() and train over every process's devices "
-        "(implied by the three flags below; see training-guide.md, Multi-host)",
-    )
-    g.add_argument(
-        "--coordinator-address",
-        default=None,
-        metavar="HOST:PORT",
-        help="process 0's address (default $JAX_COORDINATOR_ADDRESS, else detected "
-        "on a TPU pod / SLURM / Open MPI)",
-    )
-    g.add_argument(
-        "--num-processes",
-        type=int,
-        default=None,
-        help="processes in the run (default $JAX_NUM_PROCESSES, else detected)",
-    )
-    g.add_argument(
-        "--process-id",
-        type=int,
-        default=None,
-        help="this process's index, 0 writes the files (default $JAX_PROCESS_ID, else detected)",
-    )
-    g.add_argument(
-        "--distributed-timeout",
-        type=int,
-        default=300,
-        metavar="SECONDS",
-        help="multi-host: how long to wait for every process to join, and how soon a "
-        "process whose peer stopped answering exits with an error",
-    )
-    return p
-
-
-def _non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    return value
-
-
-def _reward_weights_arg(text: str, flag: str = "--reward-weights") -> dict[str, float] | None:
-    if text.strip().lower() == "none":  # the env's reward as is, e.g. over a train.sh default
-        return None
-    try:
-        return parse_reward_weights(text, flag)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
-def _final_reward_weights_arg(text: str) -> dict[str, float] | None:
-    return _reward_weights_arg(text, "--reward-weights-final")
-
-
-CONFIG_FLAGS = tuple(f.name for f in dataclasses.fields(TrainConfig))
 
 
 def explicit_flags(argv: Sequence[str]) -> set[str]:
-    """Destinations (config field names) of the flags given on the command line."""
-    parser = build_parser()
-    for action in parser._actions:  # argparse has no public way to suppress defaults
-        action.default = argparse.SUPPRESS
-    return set(vars(parser.parse_args(list(argv))))
+    """Destinations (option names) of the flags given on the command line."""
+    return set(command_line_values(argv))
+
+
+def command_line_values(argv: Sequence[str]) -> dict[str, Any]:
+    """{option name: parsed value} of the flags given on the command line, and only those."""
+    return explicit_values(build_parser(), argv)
+
+
+def config_from_args(args: argparse.Namespace) -> TrainConfig:
+    """The training config of parsed flags over the dataclass defaults, without a preset
+    (what `--preset canonical` resolves to on a fresh run; `resolve.py` adds the layers)."""
+    return TrainConfig(**{name: getattr(args, name) for name in CONFIG_FLAGS})
+
+
+def run_options_from_args(args: argparse.Namespace) -> RunOptions:
+    return RunOptions(**{name: getattr(args, name) for name in RUN_FLAGS})
 
 
 def check_ent_coef_schedule(config: TrainConfig) -> None:
@@ -783,7 +923,7 @@ def program_levers_note(config: TrainConfig) -> str | None:
     )
 
 
-# The batch the staged default's delay was measured at (learning.md §19-20): 256 envs x 128.
+# The batch the staged default's delay was measured at (specs/experiments/19-, 20-*.md): 256 x 128.
 STAGED_DELAY_BATCH = 256 * 128
 
 
@@ -798,17 +938,5 @@ def program_levers_batch_note(config: TrainConfig) -> str | None:
         f"Note: the program levers come in at update {delay}, {format_count(here)} env steps "
         f"at this batch ({config.num_envs} envs x {config.num_steps} steps); the staged "
         f"reward was measured at 256 x 128, where update {delay} is "
-        f"{format_count(measured)} steps (specs/learning.md §20.1)"
+        f"{format_count(measured)} steps (specs/experiments/20-staged-default.md §20.1)"
     )
-
-
-def config_from_args(args: argparse.Namespace) -> TrainConfig:
-    return TrainConfig(**{name: getattr(args, name) for name in CONFIG_FLAGS})
-
-
-def format_count(n: int) -> str:
-    for suffix, size in (("B", 10**9), ("M", 10**6), ("K", 10**3)):
-        if n >= size:
-            value = n / size
-            return f"{value:g}{suffix}" if value == int(value) else f"{value:.2f}{suffix}"
-    return str(n)

@@ -1,6 +1,8 @@
 """Curriculum-start flags of the trainer (training.md §1.1, §1.7).
 
-Parsing, presets, checks and the anneal schedule.
+Parsing, named curricula, checks and the anneal schedule. The flags themselves are
+declared in `config.TrainConfig` (section "curriculum"); on a resume the stored
+curriculum continues as a whole unless a curriculum flag is given (`resolve.py`).
 
 Plain Python (no JAX), so bad values fail with the flag's name before anything
 is built. The game side (which starts are legal, how they are drawn) is
@@ -19,7 +21,7 @@ from ..names import LAST_STAGE, MAX_OCCUPANTS, NUM_PROGRAMS
 
 NUM_STAGES = LAST_STAGE  # game-rules.md §0
 
-# Named curricula (`--curriculum NAME`); any field flag given beside a preset overrides that field.
+# Named curricula (`--curriculum NAME`); a field flag given beside one overrides that field.
 PRESETS: dict[str, dict[str, str]] = {
     # Every stage, some programs and resources to spend on them; stage 1 stays the most common.
     "mixed": {
@@ -47,18 +49,6 @@ PRESETS: dict[str, dict[str, str]] = {
     },
 }
 FIELDS = ("stages", "programs", "credits", "energy", "data_siphons", "transmissions")
-# TrainConfig fields that make up the curriculum (all recorded in checkpoints).
-CONFIG_FIELDS = (
-    "curriculum",
-    "curriculum_stages",
-    "curriculum_programs",
-    "curriculum_credits",
-    "curriculum_energy",
-    "curriculum_data_siphons",
-    "curriculum_transmissions",
-    "curriculum_p0",
-    "curriculum_anneal",
-)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -193,24 +183,6 @@ def resolve(config: Any) -> Curriculum | None:
             "--curriculum-transmissions",
             MAX_OCCUPANTS,
         ),
-    )
-
-
-def inherit_from_checkpoint(config: Any, stored: dict, explicit: set[str]) -> str | None:
-    """On resume without any curriculum flag, continue the checkpoint's curriculum and schedule.
-
-    Returns a line to print when something was taken over, else None.
-    """
-    if any(name in explicit for name in CONFIG_FIELDS):
-        return None
-    taken = {name: stored[name] for name in CONFIG_FIELDS if name in stored}
-    if all(getattr(config, name) == value for name, value in taken.items()):
-        return None
-    for name, value in taken.items():
-        setattr(config, name, value)
-    return (
-        "Curriculum: continuing the checkpoint's settings "
-        "(give a --curriculum* flag to change them)"
     )
 
 
