@@ -26,6 +26,7 @@ beside it. Use `Searcher` (or `SearchChooser` inside a jitted game loop).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, NamedTuple
@@ -106,6 +107,15 @@ class SearchConfig:
         for ok, message in checks:
             if not ok:
                 raise ValueError(f"SearchConfig: {message}")
+
+
+def config_for_policy(train_config: Mapping[str, Any] | None, **options: Any) -> SearchConfig:
+    """A SearchConfig for a trained policy: its run's gamma as the discount and its
+    `value_target` (the value head's scale), unless `options` say otherwise."""
+    stored = dict(train_config or {})
+    options.setdefault("discount", float(stored.get("gamma", SearchConfig.discount)))
+    options.setdefault("value_target", stored.get("value_target") or "raw")
+    return SearchConfig(**options)
 
 
 class Embedding(NamedTuple):
