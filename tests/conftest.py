@@ -38,9 +38,10 @@ def swift_binary() -> Path:
 # order, by the number of tests in a file, put the one-test learning slice last).
 # Only the order depends on this list: a file missing from it still runs, after these.
 HEAVY_FILES_FIRST = (
+    "tests/purejaxrl/test_bit_identical.py",  # ~220: five recipes, five compiles
     "tests/purejaxrl/test_runs.py",  # 288
     "tests/purejaxrl/test_learning.py",  # 182
-    "tests/purejaxrl/test_behaviour.py",  # 177
+    "tests/analysis/test_behaviour.py",  # 177
     "tests/jax_env/test_properties.py",  # 138
     "parity/tests/test_parity_engines.py",  # 131
     "tests/purejaxrl/test_networks.py",  # 120

@@ -99,6 +99,13 @@ EXPECTED = {
         "other_levers": "713f0e4320ca67d11d037a606bf1d1deb7120373653b46c5d6b6778c6fa19c19",
         "train_sh_default": "5f969b4352a9aa65bc08f55e495091f04208f8d80aa1aa17e66c54537c28af2a",
     },
+    "0": {
+        "annealed": "8a98ea38782f0b645f4cb65a2d16ebb1dddb48c57bc129a613c21c3dd2a2bcd3",
+        "canonical_mlp": "7362e30652d146b83b6724d6549ee1cf38238d2282d7997a8e6e066ab3d67a17",
+        "curriculum": "56f25caddfda8d033ba784a71d3eaa289068d896deb80448fce9592f242a6fc2",
+        "other_levers": "b7a555edda0a5b66b6e76edf530c855020465dd6cf99acd714f4f5a135b96173",
+        "train_sh_default": "04a5c3a884fa8ceadf5e3927a72cf462b79e66253ffd295dc37215127a2e26c0",
+    },
 }
 RECORDED_ON = ("cpu", "x86_64", "0.10.2")
 

@@ -6,9 +6,9 @@ import jax
 import numpy as np
 import pytest
 
+from hackmatrix.analysis.returns import evaluate
 from hackmatrix.purejaxrl.config import TrainConfig
 from hackmatrix.purejaxrl.device import enable_compilation_cache
-from hackmatrix.purejaxrl.evaluate import evaluate
 from hackmatrix.purejaxrl.metrics import aggregate_chunk
 from hackmatrix.purejaxrl.train import make_train
 

@@ -288,8 +288,8 @@ def test_viewer_policy_loads_the_grid_network(grid_run, game_module):
 
 def test_episode_gif_plays_a_loaded_grid_network(grid_run, game_module, tmp_path):
     pytest.importorskip("PIL")
+    from hackmatrix.analysis.episode_gif import EpisodeGif
     from hackmatrix.purejaxrl.checkpoint import load_policy
-    from hackmatrix.purejaxrl.episode_gif import EpisodeGif
 
     stored = load_policy(grid_run)
     messages = []

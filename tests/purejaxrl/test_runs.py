@@ -363,15 +363,3 @@ def test_gradient_parts_add_up_to_the_loss_gradient(finished_run, tmp_path, caps
     assert "needs a checkpoint_*.pkl" in capsys.readouterr().err
     assert gradients.main([str(tmp_path / "missing.pkl")]) == 2
     assert "no such file" in capsys.readouterr().err
-
-
-def test_the_heads_are_named_by_network_kind():
-    from hackmatrix.purejaxrl.gradients import head_names, shared_layers
-
-    mlp = {"params": {"Dense_0": 1, "Dense_1": 2, "Dense_2": 3, "Dense_3": 4}}
-    assert head_names(mlp) == ("Dense_2", "Dense_3")
-    assert shared_layers(mlp, head_names(mlp)) == {"Dense_0": 1, "Dense_1": 2}
-    grid = {"params": {"cell_encoder": 1, "trunk_0": 2, "actor": 3, "critic": 4}}
-    assert head_names(grid) == ("actor", "critic")
-    with pytest.raises(ValueError, match="cannot tell the heads"):
-        head_names({"params": {"Dense_0": 1}})

@@ -145,3 +145,29 @@ def test_the_flag_is_logged_stored_and_kept_on_resume(tmp_path, capsys):
     resume_standin(tmp_path / "moved" / "checkpoint_2.pkl", 4)
     assert "continuing the checkpoint's siphon_pay_on_use=True" in capsys.readouterr().out
     assert stored_config(tmp_path / "moved" / "final_params.npz")["siphon_pay_on_use"] is True
+
+
+def test_an_undo_giving_back_siphons_above_ten_is_charged():
+    """The observation's siphon feature saturates at 10 (observation.md §4); the engine's
+    info reports the true change, so a siphon-UNDO loop nets 0 at 12 siphons too."""
+    jax_env = pytest.importorskip("hackmatrix.jax_env")
+    step = jax.jit(jax_env.step)
+    block = {"row": 1, "col": 2, "type": "data", "points": 3, "spawnCount": 0}
+    state = jax_env.state_from_json(
+        {
+            "player": {"row": 2, "col": 2, "dataSiphons": 12, "credits": 3, "energy": 5},
+            "ownedPrograms": [Program.WAIT.action, Program.UNDO.action],
+            "blocks": [block],
+        }
+    )
+    # WAIT and the siphon each end a turn and push a snapshot (game-rules.md §7.10): the
+    # first UNDO restores the turn after the siphon, the second the turn before it.
+    gained, terms = [], []
+    for action in (WAIT, SIPHON_ACTION, UNDO, UNDO):
+        _, state, _, _, info = step(None, state, action)
+        gained.append(int(info["data_siphons_gained"]))
+        comps = jnp.stack([info["reward_components"][n] for n in NAMES])[None]
+        terms.append(float(move(jnp.array([action]), comps, [0], [gained[-1]], None)[0]))
+    assert gained == [0, -1, 0, 1]  # 12 -> 11 -> 12, all saturated in the observation
+    assert terms[3] == pytest.approx(-1.0)  # the siphon given back is charged
+    assert sum(terms) == pytest.approx(0.0)

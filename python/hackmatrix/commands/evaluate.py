@@ -23,7 +23,23 @@ import json
 import sys
 from pathlib import Path
 
-from hackmatrix.purejaxrl import behaviour as bh
+from hackmatrix.analysis.evaluation import evaluate_pooled
+from hackmatrix.analysis.games import (
+    DEFAULT_BATCH,
+    DEFAULT_EPISODES,
+    DEFAULT_MAX_STEPS,
+    check_settings,
+    start_params,
+)
+from hackmatrix.analysis.png import write_png
+from hackmatrix.analysis.policies import (
+    EvaluationError,
+    chosen_checkpoint_policies,
+    last_checkpoint_policies,
+    pooled_label,
+)
+from hackmatrix.analysis.report import report
+from hackmatrix.analysis.table import format_table
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -104,8 +120,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument(
         "--episodes",
         type=int,
-        default=bh.DEFAULT_EPISODES,
-        help=f"games to play (default {bh.DEFAULT_EPISODES:,})",
+        default=DEFAULT_EPISODES,
+        help=f"games to play (default {DEFAULT_EPISODES:,})",
     )
     p.add_argument(
         "--first-seed",
@@ -116,15 +132,15 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument(
         "--max-steps",
         type=int,
-        default=bh.DEFAULT_MAX_STEPS,
+        default=DEFAULT_MAX_STEPS,
         help=f"step cap per game; a game still running then is unfinished "
-        f"(default {bh.DEFAULT_MAX_STEPS:,})",
+        f"(default {DEFAULT_MAX_STEPS:,})",
     )
     p.add_argument(
         "--batch",
         type=int,
-        default=bh.DEFAULT_BATCH,
-        help=f"games played at once (default {bh.DEFAULT_BATCH})",
+        default=DEFAULT_BATCH,
+        help=f"games played at once (default {DEFAULT_BATCH})",
     )
     p.add_argument(
         "--seed", type=int, default=0, help="key of the sampled and random policies (default 0)"
@@ -168,7 +184,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     if args.target and args.seeds is None:
         p.error("--target counts seeds: it needs --seeds JSON...")
     if args.seeds is not None:
-        from hackmatrix.purejaxrl.seed_stats import parse_target
+        from hackmatrix.analysis.seed_stats import parse_target
 
         try:
             args.target = [parse_target(text) for text in args.target]
@@ -187,17 +203,15 @@ def choose_policies(text: str, args) -> list:
     """The checkpoints one policy argument stands for: one, the run's newest K, or the
     run's saves at the named updates."""
     if args.checkpoint_updates is not None:
-        return bh.chosen_checkpoint_policies(
+        return chosen_checkpoint_policies(
             text, args.checkpoint_updates, checkpoint_dir=args.checkpoint_dir
         )
-    return bh.last_checkpoint_policies(
-        text, args.last_checkpoints, checkpoint_dir=args.checkpoint_dir
-    )
+    return last_checkpoint_policies(text, args.last_checkpoints, checkpoint_dir=args.checkpoint_dir)
 
 
 def compare_saved(paths: list[Path]) -> int:
     """`--reports`: the saved reports side by side, with standard errors; plays nothing."""
-    from hackmatrix.purejaxrl import eval_stats
+    from hackmatrix.analysis import eval_stats
 
     try:
         print(eval_stats.compare_reports(paths))
@@ -209,7 +223,7 @@ def compare_saved(paths: list[Path]) -> int:
 
 def summarize_saved_seeds(paths: list[Path], targets: list) -> int:
     """`--seeds`: saved reports of one configuration on several seeds; plays nothing."""
-    from hackmatrix.purejaxrl import eval_stats, seed_stats
+    from hackmatrix.analysis import eval_stats, seed_stats
 
     try:
         print(seed_stats.summarize_seeds(paths, targets))
@@ -243,11 +257,11 @@ def main(argv=None) -> int:
     checked = ("episodes", "first_game", "max_steps", "batch")
     try:
         for mode in modes:
-            bh.check_settings(mode, **{k: settings[k] for k in checked})
+            check_settings(mode, **{k: settings[k] for k in checked})
         if args.png is not None:
             import matplotlib  # noqa: F401 - fail before playing, not after
         policies = [choose_policies(text, args) for text in policy_texts(args)]
-    except bh.EvaluationError as error:
+    except EvaluationError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     except ImportError as error:
@@ -258,8 +272,8 @@ def main(argv=None) -> int:
         return 2
     env = importlib.import_module(args.env_module)
     try:
-        bh.start_params(env, args.start_transmissions)
-    except bh.EvaluationError as error:
+        start_params(env, args.start_transmissions)
+    except EvaluationError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     if args.start_transmissions:
@@ -271,31 +285,31 @@ def main(argv=None) -> int:
     results = []
     for pooled in policies:
         first = pooled[0]
-        label = bh.pooled_label(pooled)
+        label = pooled_label(pooled)
         for mode in ("random",) if first.is_random else modes:
             print(
                 f"playing {args.episodes:,} games: {label} ({mode})"
                 + (f" from {', '.join(str(p.source) for p in pooled)}" if first.source else ""),
                 flush=True,
             )
-            results.append(bh.evaluate_pooled(env, pooled, mode, **settings))
+            results.append(evaluate_pooled(env, pooled, mode, **settings))
 
     print()
-    print(bh.format_table(results))
+    print(format_table(results))
     if args.checkpoint_updates is not None:
         pooling = {"checkpoint_updates": sorted(args.checkpoint_updates)}
     elif args.last_checkpoints > 1:
         pooling = {"last_checkpoints": args.last_checkpoints}
     else:
         pooling = {}
-    document = bh.report(
+    document = report(
         results, {**settings, **pooling, "max_steps": args.max_steps, "env": args.env_module}
     )
     if args.json is not None:
         args.json.write_text(json.dumps(document, indent=2))
         print(f"wrote {args.json}")
     if args.png is not None:
-        print(f"wrote {bh.write_png(results, args.png)}")
+        print(f"wrote {write_png(results, args.png)}")
     return 0
 
 

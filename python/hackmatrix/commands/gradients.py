@@ -69,10 +69,10 @@ def main(argv=None) -> int:
 
     import jax
 
+    from hackmatrix.analysis.gradients import format_report, gradient_parts
     from hackmatrix.purejaxrl.cli import curriculum_env_params, load_env
     from hackmatrix.purejaxrl.config import TrainConfig
     from hackmatrix.purejaxrl.device import enable_compilation_cache, to_host
-    from hackmatrix.purejaxrl.gradients import format_report, gradient_parts
     from hackmatrix.purejaxrl.train import make_train, place_runner_state
 
     enable_compilation_cache()

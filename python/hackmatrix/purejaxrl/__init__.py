@@ -9,11 +9,10 @@ Modules, each with one job:
     train         make_train: rollout, GAE, epochs/minibatches, jitted chunks
     metrics       chunk aggregation, console line, metrics.jsonl and W&B
     checkpoint    atomic checkpoint files, loading, resume resolution, run names
-    evaluate      quick auto-reset rollouts (mean return, stage-1 exit rate),
-                  used by the learning test
-    behaviour     behaviour evaluation on a fixed game set (evaluate_agent.py; eval/* at each save)
-    episode_gif   a GIF of the policy playing one game, made at each checkpoint
     cli           the driver behind scripts/train_purejaxrl.py
+
+Evaluation, the checkpoint GIF, statistics, plots and gradient diagnostics live in
+hackmatrix.analysis; cli.py imports its two callbacks at each save from there.
 
 Importing this package imports nothing heavy; import the submodules you need.
 """

@@ -519,12 +519,12 @@ def _train(args, explicit, env) -> int:
         say(describe_network(trainer.network))
     episode_gif = None
     if is_main and not args.no_episode_gif:
-        from .episode_gif import EpisodeGif
+        from ..analysis.episode_gif import EpisodeGif
 
         episode_gif = EpisodeGif(env, trainer.network, run_dir, seed=config.seed, say=say)
     checkpoint_eval = None
     if is_main and args.eval_episodes > 0:
-        from .behaviour import CheckpointEvaluation
+        from ..analysis.checkpoint_eval import CheckpointEvaluation
 
         checkpoint_eval = CheckpointEvaluation(
             env, trainer.network, episodes=args.eval_episodes, mode=args.eval_policy, say=say

@@ -37,6 +37,7 @@ from . import curriculum_flags, distribution, levers, shaping
 from .autoreset import make_auto_reset
 from .config import TrainConfig
 from .network import NUM_ACTIONS, OBS_SIZE, make_network
+from .schedule import Schedule
 from .value_target import make_value_scale
 
 # The program actions (one per program), for `--ent-coef-programs`'s two-way choice.
@@ -158,7 +159,7 @@ def reward_anneal_progress(config: TrainConfig, update: int) -> float:
     (0 without the flag)."""
     if config.reward_weights_anneal is None:
         return 0.0
-    return levers.Schedule.linear(0.0, 1.0, config.reward_weights_anneal).progress(
+    return Schedule.linear(0.0, 1.0, config.reward_weights_anneal).progress(
         update, config.num_updates
     )
 

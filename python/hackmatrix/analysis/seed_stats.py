@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hackmatrix.purejaxrl.eval_stats import (
+from .eval_stats import (
     HEADLINE,
     RATES,
     Column,

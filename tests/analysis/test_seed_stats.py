@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from test_eval_stats import record, write_report
 
+from hackmatrix.analysis import seed_stats
+from hackmatrix.analysis.eval_stats import ReportError
 from hackmatrix.commands import evaluate
-from hackmatrix.purejaxrl import seed_stats
-from hackmatrix.purejaxrl.eval_stats import ReportError
 
 
 def seed_report(tmp_path, name, stage, programs_share, n=100):

@@ -1,4 +1,4 @@
-"""The episode GIF written at each checkpoint (episode_gif.py).
+"""The episode GIF written at each checkpoint (analysis/episode_gif.py).
 
 The runs of test_runs.py pass `--no-episode-gif` and check that it turns the GIF off.
 
@@ -14,8 +14,8 @@ import pytest
 from PIL import Image
 from test_runs import BATCH, train
 
+from hackmatrix.analysis.episode_gif import DEFAULT_MAX_STEPS, EpisodeGif, play_episode
 from hackmatrix.purejaxrl.checkpoint import load_params
-from hackmatrix.purejaxrl.episode_gif import DEFAULT_MAX_STEPS, EpisodeGif, play_episode
 from hackmatrix.purejaxrl.network import make_network
 
 

@@ -21,7 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from .train import LossInputs, Trainer
+from ..purejaxrl.train import LossInputs, Trainer
 
 # The loss terms, in the order they are reported (the program-choice entropy only with
 # --ent-coef-programs).

@@ -9,10 +9,12 @@ Choices:
 - The policy acts greedily (argmax of the masked logits) from one fixed
   starting position per run (`reset` with `PRNGKey(seed)`), so GIFs from
   successive checkpoints show the same game and differ only by the policy.
-- The episode is played by one jitted `lax.scan` over `max_steps` steps that
-  returns every state, action, reward, component vector and mask; after the
-  game ends the state is frozen and the extra steps are dropped on the host.
-  The function is jitted once per (env, network, max_steps) and reused.
+- The episode is played by `play.play` (the loop every analysis tool plays
+  through) as a batch of one game with its trajectory recorded
+  (`play.Trajectory`): every state, action, reward, component vector and mask
+  of up to `max_steps` steps. Its start is that of the behaviour evaluation's
+  game number `seed` (`games.py`). `play` is compiled once per (env, network,
+  max_steps) and reused.
 - Frames: one for the starting position, then one per step showing the new
   state with the action taken, its reward components and the next mask, so
   an episode of length n gives n + 1 frames. The title carries the step
@@ -27,7 +29,6 @@ goes on.
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -37,10 +38,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import distribution
+from .choosers import Greedy
+from .play import TRAJECTORY, GameKeys, play
 
 if TYPE_CHECKING:  # the logger is passed in; importing it here is for the hint only
-    from .metrics import MetricsLogger
+    from ..purejaxrl.metrics import MetricsLogger
 
 DEFAULT_MAX_STEPS = 200
 DEFAULT_FPS = 4.0
@@ -49,56 +51,43 @@ DEFAULT_SCALE = 0.5
 WANDB_KEY = "episode/gif"
 
 
-@partial(jax.jit, static_argnames=("env", "network", "max_steps"))
 def play_episode(
     key: jax.Array, params: Any, *, env: ModuleType, network: nn.Module, max_steps: int
-) -> dict[str, jax.Array]:
-    """Play one greedy episode of at most `max_steps` steps on a single env.
+) -> dict[str, np.ndarray]:
+    """Play one greedy episode of at most `max_steps` steps from `env.reset(key)`.
 
-    Returns a dict of arrays with a leading time axis: `states` (max_steps + 1
-    states, the first being the start), `actions`, `rewards`, `components`
-    (max_steps x 15, in `env.REWARD_COMPONENT_NAMES` order), `masks`
-    (max_steps + 1: the mask in force at each state), `done`, `length`
-    (the number of real steps) and `start_obs` (the first observation).
+    Returns a dict of host arrays with a leading time axis: `states` (max_steps + 1
+    states, the first being the start), `actions`, `rewards`, `components` (max_steps x
+    15, in `env.REWARD_COMPONENT_NAMES` order), `masks` (max_steps + 1: the mask in force
+    at each state), `done`, `length` (the number of real steps) and `start_obs` (the
+    first observation). Entries past `length` are not part of the game.
     """
-    env_params = env.EnvParams()
-    obs, state = env.reset(key, env_params)
-    names = env.REWARD_COMPONENT_NAMES
+    played = jax.device_get(
+        play(
+            Greedy(network=network, params=params),
+            GameKeys(key[None]),
+            key[None],
+            jnp.int32(max_steps),
+            env.EnvParams(),
+            env=env,
+            watcher=TRAJECTORY,
+            record_steps=max_steps,
+        )
+    )
+    start, trace = played["counts"], played["trace"]
 
-    def one_step(carry, _):
-        obs, state, finished = carry
-        mask = env.action_mask(state)
-        logits, _ = network.apply(params, obs[None])
-        action = distribution.greedy(logits[0], mask)
-        next_obs, next_state, reward, done, info = env.step(key, state, action, env_params)
-        components = jnp.stack([info["reward_components"][n] for n in names])
-        # Once the game is over, keep the final state (the extra steps are dropped later).
-        keep = lambda old, new: jnp.where(finished, old, new)  # noqa: E731
-        next_state = jax.tree_util.tree_map(keep, state, next_state)
-        next_obs = keep(obs, next_obs)
-        out = {
-            "state": next_state,
-            "action": action,
-            "reward": reward,
-            "components": components,
-            "done": done & ~finished,
-            "mask": env.action_mask(next_state),
-            "finished": finished,
-        }
-        return (next_obs, next_state, finished | done), out
+    def with_start(first, rest):  # game 0 of the batch of one, its start first
+        return np.concatenate([first[:1], rest[:, 0]])
 
-    _, trace = jax.lax.scan(one_step, (obs, state, jnp.bool_(False)), None, max_steps)
-    live = ~trace["finished"]
-    prepend = lambda first, rest: jnp.concatenate([first[None], rest])  # noqa: E731
     return {
-        "states": jax.tree_util.tree_map(prepend, state, trace["state"]),
-        "actions": trace["action"],
-        "rewards": trace["reward"],
-        "components": trace["components"],
-        "done": trace["done"],
-        "masks": jnp.concatenate([env.action_mask(state)[None], trace["mask"]]),
-        "start_obs": obs,
-        "length": live.sum(),
+        "states": jax.tree_util.tree_map(with_start, start["start_state"], trace["state"]),
+        "actions": trace["action"][:, 0],
+        "rewards": trace["reward"][:, 0],
+        "components": trace["components"][:, 0],
+        "done": trace["done"][:, 0],
+        "masks": with_start(start["start_mask"], trace["mask"]),
+        "start_obs": start["start_obs"][0],
+        "length": start["length"][0],
     }
 
 

@@ -6,8 +6,8 @@ import math
 import numpy as np
 import pytest
 
+from hackmatrix.analysis import eval_stats
 from hackmatrix.commands import evaluate
-from hackmatrix.purejaxrl import eval_stats
 
 
 def record(returns, stages, *, siphon_deaths=0, programs=None, undo=None):

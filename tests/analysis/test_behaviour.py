@@ -1,9 +1,9 @@
-"""Behaviour evaluation (training.md §9).
+"""Behaviour evaluation (training.md §9; hackmatrix.analysis: games, facts, summary, ...).
 
 Batched play against a plain one-game loop, caps, loading, output.
 
 Every test that plays uses the random policy on the same four games with a
-batch of four, so one compiled `play_batch` serves them all (the step cap is
+batch of four, so one compiled `play` serves them all (the step cap is
 a traced argument).
 """
 
@@ -16,7 +16,43 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from hackmatrix.purejaxrl import behaviour as bh
+from hackmatrix.analysis.checkpoint_eval import training_metrics
+from hackmatrix.analysis.choosers import RANDOM
+from hackmatrix.analysis.evaluation import Result, evaluate_policy, evaluate_pooled, pool_games
+from hackmatrix.analysis.facts import (
+    BLOCK_CONTENT,
+    DIED_ENEMY,
+    DIED_OTHER,
+    DIED_SIPHON_ENEMY,
+    ENDS,
+    MAX_HP,
+    NUM_STAGES,
+    RESET_ACTION,
+    SIPHON_ACTION,
+    UNFINISHED,
+    WON,
+    step_facts,
+)
+from hackmatrix.analysis.games import MAX_GAME_INDEX, check_settings, play_games, start_params
+from hackmatrix.analysis.png import write_png
+from hackmatrix.analysis.policies import (
+    EvaluationError,
+    Policy,
+    chosen_checkpoint_policies,
+    last_checkpoint_policies,
+    load_policy_spec,
+    pooled_label,
+)
+from hackmatrix.analysis.report import report
+from hackmatrix.analysis.summary import (
+    PROGRAM_NAMES,
+    UNDO,
+    program_uses_without_undo,
+    stage_completion,
+    stage_entry,
+    summarize,
+)
+from hackmatrix.analysis.table import _completion_cell, _entry_cell, format_table
 from hackmatrix.purejaxrl import distribution
 from hackmatrix.purejaxrl.checkpoint import save_checkpoint
 from hackmatrix.purejaxrl.network import OBS_SIZE, make_network
@@ -75,7 +111,7 @@ def reference_game(index: int, *, max_steps: int, seed: int, step, mask_of, rese
         program_runnable_steps=np.zeros(23, int),
         steps_holding_a_program=0,
         steps_a_program_runs=0,
-        end=bh.UNFINISHED,
+        end=UNFINISHED,
         game_seed=int(state.seed),
         stage_entries=np.zeros(8, int),
         hp_on_entering=np.zeros(8, int),
@@ -146,11 +182,11 @@ def reference_game(index: int, *, max_steps: int, seed: int, step, mask_of, rese
         state = new
         if bool(done):
             if bool(info["won"]):
-                rec["end"] = bh.WON
+                rec["end"] = WON
             elif comps["siphon_death_penalty"] < 0:
-                rec["end"] = bh.DIED_SIPHON_ENEMY
+                rec["end"] = DIED_SIPHON_ENEMY
             else:
-                rec["end"] = bh.DIED_ENEMY if _adjacent_enemy(a) else bh.DIED_OTHER
+                rec["end"] = DIED_ENEMY if _adjacent_enemy(a) else DIED_OTHER
             break
     rec["return"] = total
     rec["final_stage"] = int(state.stage)
@@ -169,7 +205,7 @@ def reference():
 
 @pytest.fixture(scope="module")
 def random_result():
-    return bh.evaluate_policy(jax_env, bh.Policy(label=bh.RANDOM), "sample", **SETTINGS)
+    return evaluate_policy(jax_env, Policy(label=RANDOM), "sample", **SETTINGS)
 
 
 # ------------------------------------------------------------------- playing
@@ -223,7 +259,7 @@ def test_summary_counts_what_the_loop_saw(random_result, reference):
         np.mean([r["program_uses"].sum() > 0 for r in reference])
     )
     assert s["program_use_rate_without_undo"] == pytest.approx(
-        np.mean([r["program_uses"].sum() - r["program_uses"][bh.UNDO] > 0 for r in reference])
+        np.mean([r["program_uses"].sum() - r["program_uses"][UNDO] > 0 for r in reference])
     )
     gained = [r for r in reference if r["siphon_programs"] > 0]
     assert s["program_gain_rate"] == pytest.approx(len(gained) / GAMES)
@@ -247,7 +283,7 @@ def test_stage_entry_means_what_the_loop_saw_on_entering(random_result, referenc
             total = sum(r[name][k] for r in reference)
             expected = None if entries[k] == 0 else pytest.approx(total / entries[k])
             assert got[f"mean_{key}"] == expected, (k, key)
-    assert entry["1"]["mean_hp"] == bh.MAX_HP  # the canonical start
+    assert entry["1"]["mean_hp"] == MAX_HP  # the canonical start
     assert entry["1"]["mean_transmissions"] > 0  # stage 1 is generated with one
     steps = sum(got["mean_steps"] * got["entries"] for got in entry.values() if got["entries"])
     assert steps == pytest.approx(sum(r["length"] for r in reference))
@@ -262,31 +298,31 @@ def test_stage_entry_cells_read_each_stage_or_a_dash():
     }
     summary["stage_entry"]["1"] = {"entries": 4, "mean_hp": 3.0, "mean_enemies": 0.0}
     summary["stage_entry"]["2"] = {"entries": 2, "mean_hp": 2.5, "mean_enemies": 12.5}
-    assert bh._entry_cell(summary, "mean_hp").split() == ["3.0", "2.5"] + ["-"] * 6
-    assert bh._entry_cell(summary, "mean_enemies").split() == ["0.0", "12"] + ["-"] * 6
-    assert bh._entry_cell({"final_stage_histogram": {"1": 2}}, "mean_hp") == "  -"  # older
-    assert bh.stage_entry({"return": np.zeros(2)}) == {}
+    assert _entry_cell(summary, "mean_hp").split() == ["3.0", "2.5"] + ["-"] * 6
+    assert _entry_cell(summary, "mean_enemies").split() == ["0.0", "12"] + ["-"] * 6
+    assert _entry_cell({"final_stage_histogram": {"1": 2}}, "mean_hp") == "  -"  # older
+    assert stage_entry({"return": np.zeros(2)}) == {}
 
 
 def test_stage_completion_counts_reaching_and_completing_each_stage():
-    completion = bh.stage_completion(np.array([1, 1, 2, 3, 3, 8, 8]), wins=1)
+    completion = stage_completion(np.array([1, 1, 2, 3, 3, 8, 8]), wins=1)
     assert completion["1"] == {"reached": 7, "completed": 5, "share": 5 / 7}
     assert completion["3"] == {"reached": 4, "completed": 2, "share": 0.5}
     assert completion["4"]["reached"] == 2 and completion["7"]["completed"] == 2
     assert completion["8"] == {"reached": 2, "completed": 1, "share": 0.5}  # one of them won
-    assert bh.stage_completion(np.array([1, 2]), wins=0)["5"]["share"] is None
-    cell = bh._completion_cell(
+    assert stage_completion(np.array([1, 2]), wins=0)["5"]["share"] is None
+    cell = _completion_cell(
         {"final_stage_histogram": {str(k): 0 for k in range(1, 9)}, "stage_completion": completion}
     )
     assert cell.split() == ["71", "80", "50", "100", "100", "100", "100", "50"]
-    assert bh._completion_cell({"final_stage_histogram": {"1": 2}}) == "  -"  # an older summary
+    assert _completion_cell({"final_stage_histogram": {"1": 2}}) == "  -"  # an older summary
 
 
 def test_games_of_undo_alone_are_not_games_with_another_program():
-    uses = np.zeros((3, len(bh.PROGRAM_NAMES)), int)
-    uses[0, bh.UNDO] = 4  # only UNDO
-    uses[1, [bh.UNDO, bh.PROGRAM_NAMES.index("push")]] = 1
-    np.testing.assert_array_equal(bh.program_uses_without_undo({"program_uses": uses}), [0, 1, 0])
+    uses = np.zeros((3, len(PROGRAM_NAMES)), int)
+    uses[0, UNDO] = 4  # only UNDO
+    uses[1, [UNDO, PROGRAM_NAMES.index("push")]] = 1
+    np.testing.assert_array_equal(program_uses_without_undo({"program_uses": uses}), [0, 1, 0])
 
 
 def test_program_funnel_counts_held_affordable_runnable_and_run(random_result, reference):
@@ -300,7 +336,7 @@ def test_program_funnel_counts_held_affordable_runnable_and_run(random_result, r
     )
     assert s["program_runnable_share_when_holding"] == pytest.approx(runnable / held)
     assert s["program_run_share_when_runnable"] == pytest.approx(runs / runnable)
-    for p, name in enumerate(bh.PROGRAM_NAMES):
+    for p, name in enumerate(PROGRAM_NAMES):
         funnel = s["program_funnel"][name]
         assert funnel["held_steps"] == sum(r["program_held_steps"][p] for r in reference)
         assert funnel["runs"] == sum(r["program_uses"][p] for r in reference)
@@ -314,12 +350,10 @@ def test_program_funnel_counts_held_affordable_runnable_and_run(random_result, r
 
 
 def test_evaluation_is_deterministic_and_the_seed_matters(random_result):
-    again = bh.play_games(jax_env, bh.Policy(label=bh.RANDOM), "sample", **SETTINGS)
+    again = play_games(jax_env, Policy(label=RANDOM), "sample", **SETTINGS)
     for name, value in random_result.games.items():
         np.testing.assert_array_equal(again[name], value, err_msg=name)
-    other = bh.play_games(
-        jax_env, bh.Policy(label=bh.RANDOM), "sample", **{**SETTINGS, "seed": SEED + 1}
-    )
+    other = play_games(jax_env, Policy(label=RANDOM), "sample", **{**SETTINGS, "seed": SEED + 1})
     np.testing.assert_array_equal(
         other["game_seed"], random_result.games["game_seed"]
     )  # same games
@@ -329,15 +363,13 @@ def test_evaluation_is_deterministic_and_the_seed_matters(random_result):
 def test_games_still_running_at_the_cap_are_unfinished(random_result):
     lengths = random_result.games["length"]
     cap = int(np.sort(lengths)[1])  # some games end within the cap, the longer ones do not
-    capped = bh.play_games(
-        jax_env, bh.Policy(label=bh.RANDOM), "sample", **{**SETTINGS, "max_steps": cap}
-    )
+    capped = play_games(jax_env, Policy(label=RANDOM), "sample", **{**SETTINGS, "max_steps": cap})
     over = lengths > cap
     assert over.any() and not over.all()
     np.testing.assert_array_equal(capped["length"], np.minimum(lengths, cap))
-    np.testing.assert_array_equal(capped["end"][over], bh.UNFINISHED)
+    np.testing.assert_array_equal(capped["end"][over], UNFINISHED)
     np.testing.assert_array_equal(capped["end"][~over], random_result.games["end"][~over])
-    summary = bh.summarize(capped)
+    summary = summarize(capped)
     assert summary["unfinished"] == summary["ends"]["unfinished"] == int(over.sum())
     assert summary["episodes"] == GAMES  # nothing dropped
 
@@ -367,7 +399,7 @@ def test_siphon_yield_counts_the_blocks_of_the_cross_and_the_board():
     )
     mask = jax_env.action_mask(state)
     _, after, reward, done, info = jax_env.step(None, state, 4)
-    facts = bh.step_facts(state, mask, jnp.int32(4), after, reward, done, info)
+    facts = step_facts(state, mask, jnp.int32(4), after, reward, done, info)
     assert {k: int(facts[f"siphon_{k}"]) for k in ("data_blocks", "program_blocks")} == {
         "data_blocks": 1,
         "program_blocks": 1,
@@ -376,7 +408,7 @@ def test_siphon_yield_counts_the_blocks_of_the_cross_and_the_board():
     assert int(facts["siphon_resources"]) == 2
     assert int(facts["siphon_blocks_on_board"]) == 3
     assert int(facts["siphon_points"]) == 5 and int(facts["siphon_programs"]) == 1
-    moved = bh.step_facts(after, mask, jnp.int32(0), after, reward, done, info)
+    moved = step_facts(after, mask, jnp.int32(0), after, reward, done, info)
     assert int(moved["siphon_blocks_on_board"]) == 0  # counted on siphon steps only
 
 
@@ -432,7 +464,7 @@ def test_policies_load_from_each_kind_of_path(tiny_run, which):
         "run_dir": root / "tiny",
         "latest": "latest",
     }[which]
-    policy = bh.load_policy_spec(str(text), checkpoint_dir=root)
+    policy = load_policy_spec(str(text), checkpoint_dir=root)
     _same_params(policy, saved[1 if which in ("npz", "pkl") else 2])
     assert policy.network.hidden_dim == 16 and policy.network.num_layers == 1
     assert policy.config["hidden_dim"] == 16 and not policy.is_random
@@ -447,7 +479,7 @@ def test_a_lone_params_file_gets_its_sizes_from_the_layer_names(tiny_run, tmp_pa
     root, saved = tiny_run
     lone = tmp_path / "copied.npz"
     lone.write_bytes((root / "tiny/params_2.npz").read_bytes())
-    policy = bh.load_policy_spec(str(lone))
+    policy = load_policy_spec(str(lone))
     assert policy.config == {} and policy.network.hidden_dim == 16
     _same_params(policy, saved[2])
 
@@ -463,63 +495,63 @@ def test_a_lone_params_file_gets_its_sizes_from_the_layer_names(tiny_run, tmp_pa
 def test_bad_policy_paths_are_clear_errors(tmp_path, monkeypatch, text, message):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "notes.txt").write_text("hello")
-    with pytest.raises(bh.EvaluationError, match=message):
-        bh.load_policy_spec(text, checkpoint_dir=tmp_path / "checkpoints")
+    with pytest.raises(EvaluationError, match=message):
+        load_policy_spec(text, checkpoint_dir=tmp_path / "checkpoints")
 
 
 def test_last_checkpoints_are_a_runs_newest_saves_oldest_first(tiny_run, tmp_path):
     root, saved = tiny_run
     for text in (str(root / "tiny"), "latest"):
-        policies = bh.last_checkpoint_policies(text, 2, checkpoint_dir=root)
+        policies = last_checkpoint_policies(text, 2, checkpoint_dir=root)
         assert [p.label for p in policies] == ["tiny/checkpoint_1", "tiny/checkpoint_2"]
         _same_params(policies[0], saved[1])
         _same_params(policies[1], saved[2])
-    assert bh.pooled_label(policies) == "tiny/checkpoint_1..checkpoint_2 (2 pooled)"
-    (one,) = bh.last_checkpoint_policies(str(root / "tiny"), 1)
-    assert bh.pooled_label([one]) == "tiny/checkpoint_2"
+    assert pooled_label(policies) == "tiny/checkpoint_1..checkpoint_2 (2 pooled)"
+    (one,) = last_checkpoint_policies(str(root / "tiny"), 1)
+    assert pooled_label([one]) == "tiny/checkpoint_2"
     _same_params(one, saved[2])
-    assert bh.last_checkpoint_policies(bh.RANDOM, 3)[0].is_random
-    with pytest.raises(bh.EvaluationError, match="holds 2 checkpoint_.*fewer than .* 3"):
-        bh.last_checkpoint_policies(str(root / "tiny"), 3)
-    with pytest.raises(bh.EvaluationError, match="give its run directory"):
-        bh.last_checkpoint_policies(str(root / "tiny/checkpoint_2.pkl"), 2)
-    with pytest.raises(bh.EvaluationError, match="no run with checkpoints"):
-        bh.last_checkpoint_policies("latest", 2, checkpoint_dir=tmp_path)
-    with pytest.raises(bh.EvaluationError, match="no such run directory"):
-        bh.last_checkpoint_policies(str(tmp_path / "gone"), 2)
-    with pytest.raises(bh.EvaluationError, match="at least 1"):
-        bh.last_checkpoint_policies(str(root / "tiny"), 0)
+    assert last_checkpoint_policies(RANDOM, 3)[0].is_random
+    with pytest.raises(EvaluationError, match="holds 2 checkpoint_.*fewer than .* 3"):
+        last_checkpoint_policies(str(root / "tiny"), 3)
+    with pytest.raises(EvaluationError, match="give its run directory"):
+        last_checkpoint_policies(str(root / "tiny/checkpoint_2.pkl"), 2)
+    with pytest.raises(EvaluationError, match="no run with checkpoints"):
+        last_checkpoint_policies("latest", 2, checkpoint_dir=tmp_path)
+    with pytest.raises(EvaluationError, match="no such run directory"):
+        last_checkpoint_policies(str(tmp_path / "gone"), 2)
+    with pytest.raises(EvaluationError, match="at least 1"):
+        last_checkpoint_policies(str(root / "tiny"), 0)
 
 
 def test_checkpoint_updates_pick_a_runs_saves_by_update(tiny_run, tmp_path):
     root, saved = tiny_run
     for text in (str(root / "tiny"), "latest"):
-        policies = bh.chosen_checkpoint_policies(text, [2, 1], checkpoint_dir=root)
+        policies = chosen_checkpoint_policies(text, [2, 1], checkpoint_dir=root)
         assert [p.label for p in policies] == ["tiny/checkpoint_1", "tiny/checkpoint_2"]
         _same_params(policies[0], saved[1])
         _same_params(policies[1], saved[2])
-    (one,) = bh.chosen_checkpoint_policies(str(root / "tiny"), [1])
+    (one,) = chosen_checkpoint_policies(str(root / "tiny"), [1])
     _same_params(one, saved[1])
-    assert bh.chosen_checkpoint_policies(bh.RANDOM, [5])[0].is_random
-    with pytest.raises(bh.EvaluationError, match=r"no checkpoint_.*update\(s\) 3 \(saved: 1, 2\)"):
-        bh.chosen_checkpoint_policies(str(root / "tiny"), [1, 3])
-    with pytest.raises(bh.EvaluationError, match="twice"):
-        bh.chosen_checkpoint_policies(str(root / "tiny"), [1, 1])
-    with pytest.raises(bh.EvaluationError, match="updates >= 0"):
-        bh.chosen_checkpoint_policies(str(root / "tiny"), [-1])
-    with pytest.raises(bh.EvaluationError, match="give its run directory"):
-        bh.chosen_checkpoint_policies(str(root / "tiny/checkpoint_2.pkl"), [2])
-    with pytest.raises(bh.EvaluationError, match="no such run directory"):
-        bh.chosen_checkpoint_policies(str(tmp_path / "gone"), [2])
+    assert chosen_checkpoint_policies(RANDOM, [5])[0].is_random
+    with pytest.raises(EvaluationError, match=r"no checkpoint_.*update\(s\) 3 \(saved: 1, 2\)"):
+        chosen_checkpoint_policies(str(root / "tiny"), [1, 3])
+    with pytest.raises(EvaluationError, match="twice"):
+        chosen_checkpoint_policies(str(root / "tiny"), [1, 1])
+    with pytest.raises(EvaluationError, match="updates >= 0"):
+        chosen_checkpoint_policies(str(root / "tiny"), [-1])
+    with pytest.raises(EvaluationError, match="give its run directory"):
+        chosen_checkpoint_policies(str(root / "tiny/checkpoint_2.pkl"), [2])
+    with pytest.raises(EvaluationError, match="no such run directory"):
+        chosen_checkpoint_policies(str(tmp_path / "gone"), [2])
 
 
 def test_pooled_plays_are_means_over_the_plays_with_errors_over_games(random_result):
     """Two plays of the same games pooled (here the random policy under two keys, standing
     in for two checkpoints): means over the plays, errors with each game counted once."""
     first = random_result.games
-    second = bh.play_games(jax_env, bh.Policy(label=bh.RANDOM), "sample", **{**SETTINGS, "seed": 9})
-    games = bh.pool_games([first, second])
-    summary = bh.summarize(games, checkpoints=2)
+    second = play_games(jax_env, Policy(label=RANDOM), "sample", **{**SETTINGS, "seed": 9})
+    games = pool_games([first, second])
+    summary = summarize(games, checkpoints=2)
     assert summary["episodes"] == 2 * GAMES and summary["checkpoints"] == 2
     assert summary["mean_return"] == pytest.approx(
         (first["return"].mean() + second["return"].mean()) / 2
@@ -530,26 +562,24 @@ def test_pooled_plays_are_means_over_the_plays_with_errors_over_games(random_res
         np.std(per_game, ddof=1) / np.sqrt(GAMES)
     )
     # The report keeps one list of game seeds and both plays in its per-game record.
-    result = bh.Result("pooled", "sample", None, summary, 0.0, games)
-    document = bh.report([result, random_result], {"episodes": GAMES})
+    result = Result("pooled", "sample", None, summary, 0.0, games)
+    document = report([result, random_result], {"episodes": GAMES})
     assert document["game_seeds"] == [int(x) for x in first["game_seed"]]
     assert len(document["results"][0]["per_game"]["return"]) == 2 * GAMES
     other = {**first, "game_index": first["game_index"] + 1}
-    with pytest.raises(bh.EvaluationError, match="same games"):
-        bh.pool_games([first, other])
-    with pytest.raises(bh.EvaluationError, match="not the random policy"):
-        bh.evaluate_pooled(jax_env, [bh.Policy(label=bh.RANDOM)] * 2, "sample", **SETTINGS)
-    assert "checkpoints pooled" in bh.format_table([result, random_result])
-    assert "checkpoints pooled" not in bh.format_table([random_result])
+    with pytest.raises(EvaluationError, match="same games"):
+        pool_games([first, other])
+    with pytest.raises(EvaluationError, match="not the random policy"):
+        evaluate_pooled(jax_env, [Policy(label=RANDOM)] * 2, "sample", **SETTINGS)
+    assert "checkpoints pooled" in format_table([result, random_result])
+    assert "checkpoints pooled" not in format_table([random_result])
 
 
 def test_the_transmissions_probe_plays_the_games_from_pending_transmissions(random_result):
     """`start_transmissions` plays the same games, started with siphon transmissions pending."""
-    probe = bh.start_params(jax_env, 5)
+    probe = start_params(jax_env, 5)
     assert float(probe.curriculum_prob) == 1.0 and probe.curriculum_transmissions.tolist() == [5, 5]
-    games = bh.play_games(
-        jax_env, bh.Policy(label=bh.RANDOM), "sample", **SETTINGS, start_transmissions=5
-    )
+    games = play_games(jax_env, Policy(label=RANDOM), "sample", **SETTINGS, start_transmissions=5)
     fns = dict(
         step=jax.jit(jax_env.step),
         mask_of=jax.jit(jax_env.action_mask),
@@ -565,25 +595,25 @@ def test_the_transmissions_probe_plays_the_games_from_pending_transmissions(rand
 
 
 def test_the_probe_is_canonical_at_zero_and_checks_its_count():
-    canonical = bh.start_params(jax_env, 0)
+    canonical = start_params(jax_env, 0)
     assert all(
         np.array_equal(a, b)
         for a, b in zip(jax.tree.leaves(canonical), jax.tree.leaves(jax_env.EnvParams()))
     )
     for bad in (-1, 36, 2.5):
-        with pytest.raises(bh.EvaluationError, match="start transmissions must be an integer"):
-            bh.start_params(jax_env, bad)
-    with pytest.raises(bh.EvaluationError, match="no curriculum starts"):
-        bh.start_params(types.SimpleNamespace(__name__="plain", EnvParams=dict), 3)
+        with pytest.raises(EvaluationError, match="start transmissions must be an integer"):
+            start_params(jax_env, bad)
+    with pytest.raises(EvaluationError, match="no curriculum starts"):
+        start_params(types.SimpleNamespace(__name__="plain", EnvParams=dict), 3)
 
 
 def test_bad_settings_are_clear_errors():
-    with pytest.raises(bh.EvaluationError, match="unknown policy mode 'best'"):
-        bh.check_settings("best", episodes=1, first_game=0, max_steps=1, batch=1)
-    with pytest.raises(bh.EvaluationError, match="max_steps must be at least 1"):
-        bh.check_settings("greedy", episodes=1, first_game=0, max_steps=0, batch=1)
-    with pytest.raises(bh.EvaluationError, match="game indices"):
-        bh.check_settings("greedy", episodes=2, first_game=bh.MAX_GAME_INDEX, max_steps=1, batch=1)
+    with pytest.raises(EvaluationError, match="unknown policy mode 'best'"):
+        check_settings("best", episodes=1, first_game=0, max_steps=1, batch=1)
+    with pytest.raises(EvaluationError, match="max_steps must be at least 1"):
+        check_settings("greedy", episodes=1, first_game=0, max_steps=0, batch=1)
+    with pytest.raises(EvaluationError, match="game indices"):
+        check_settings("greedy", episodes=2, first_game=MAX_GAME_INDEX, max_steps=1, batch=1)
 
 
 # -------------------------------------------------------------------- output
@@ -627,13 +657,13 @@ def test_cli_writes_table_json_and_png(random_result, tmp_path, capsys):
     assert document["settings"]["episodes"] == GAMES and document["settings"]["first_game"] == FIRST
     assert document["game_seeds"] == [int(x) for x in random_result.games["game_seed"]]
     summary = document["results"][0]["summary"]
-    assert document["results"][0]["mode"] == bh.RANDOM
+    assert document["results"][0]["mode"] == RANDOM
     assert summary["mean_return"] == pytest.approx(random_result.summary["mean_return"])
     assert out_png.stat().st_size > 10_000 and out_png.read_bytes()[:4] == b"\x89PNG"
     # The per-game record (training.md §9.6): game order, and the summary's means and errors.
     per_game = document["results"][0]["per_game"]
     assert per_game["final_stage"] == [int(x) for x in random_result.games["final_stage"]]
-    assert per_game["end"] == [bh.ENDS[int(x)] for x in random_result.games["end"]]
+    assert per_game["end"] == [ENDS[int(x)] for x in random_result.games["end"]]
     returns = np.asarray(per_game["return"])
     assert returns.mean() == pytest.approx(summary["mean_return"], abs=1e-3)
     errors = summary["standard_errors"]
@@ -677,20 +707,20 @@ def test_cli_rejects_bad_input(tmp_path, capsys):
 
 
 def test_comparison_png_has_one_bar_group_per_result(random_result, tmp_path):
-    other = bh.Result(
+    other = Result(
         label="again", mode="greedy", source=None, summary=random_result.summary, seconds=0.0
     )
-    path = bh.write_png([random_result, other], tmp_path / "compare.png")
+    path = write_png([random_result, other], tmp_path / "compare.png")
     assert path.stat().st_size > 10_000
-    assert "again (greedy)" in bh.format_table([random_result, other])
+    assert "again (greedy)" in format_table([random_result, other])
 
 
 def test_training_metrics_use_the_eval_namespace(random_result):
-    metrics = bh.training_metrics(random_result.summary, 1.5)
+    metrics = training_metrics(random_result.summary, 1.5)
     assert all(key.startswith("eval/") for key in metrics)
     assert metrics["eval/num_episodes"] == GAMES
     assert metrics["eval/stage1_exit_rate"] == random_result.summary["stage1_exit_rate"]
-    assert sum(metrics[f"eval/end_{e}_rate"] for e in bh.ENDS) == pytest.approx(1.0)
+    assert sum(metrics[f"eval/end_{e}_rate"] for e in ENDS) == pytest.approx(1.0)
     assert metrics["eval/seconds"] == 1.5
     summary = random_result.summary
     assert metrics["eval/siphon_programs_at_death_per_episode"] == pytest.approx(
@@ -707,7 +737,7 @@ def test_training_metrics_use_the_eval_namespace(random_result):
         drained["transmissions"]
     )
     no_siphon = {**summary, "siphon_yield": dict.fromkeys(drained)}  # every share is None
-    quiet = bh.training_metrics(no_siphon, 1.5)
+    quiet = training_metrics(no_siphon, 1.5)
     assert np.isnan(quiet["eval/siphon_blocks_per_siphon"])
     assert np.isnan(quiet["eval/siphon_transmissions_per_siphon"])
 
@@ -735,15 +765,16 @@ def test_each_checkpoint_logs_its_evaluation(tmp_path, capsys):
     assert all(
         r["eval/num_episodes"] == 3 and not any(k.startswith("train/") for k in r) for r in evals
     )
-    assert sum(evals[-1][f"eval/end_{e}_rate"] for e in bh.ENDS) == pytest.approx(1.0)
+    assert sum(evals[-1][f"eval/end_{e}_rate"] for e in ENDS) == pytest.approx(1.0)
     assert "Eval (sample, 3 games" in capsys.readouterr().out
 
 
 def test_program_names_match_the_engine():
-    """behaviour.py takes them from hackmatrix.names, which must agree with the engine."""
+    """analysis/facts.py and summary.py take them from hackmatrix.names, which must agree
+    with the engine."""
     from hackmatrix.jax_env import constants
 
-    assert bh.PROGRAM_NAMES == constants.PROGRAM_NAMES
-    assert bh.RESET_ACTION == 5 + constants.RESET and bh.MAX_HP == constants.MAX_HP
-    assert (bh.NUM_STAGES, bh.SIPHON_ACTION) == (constants.LAST_STAGE, 4)
-    assert bh.BLOCK_CONTENT == constants.BLOCK
+    assert PROGRAM_NAMES == constants.PROGRAM_NAMES
+    assert RESET_ACTION == 5 + constants.RESET and MAX_HP == constants.MAX_HP
+    assert (NUM_STAGES, SIPHON_ACTION) == (constants.LAST_STAGE, 4)
+    assert BLOCK_CONTENT == constants.BLOCK

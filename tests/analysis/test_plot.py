@@ -1,4 +1,4 @@
-"""`python -m hackmatrix.purejaxrl.plot` on two tiny real trainer runs, and what those
+"""`python -m hackmatrix.analysis.plot` on two tiny real trainer runs, and what those
 runs print. The runs play the stand-in game: plotting does not care which game made the
 metrics, and its chunk compiles in seconds where the real engine's takes minutes.
 """
@@ -12,7 +12,8 @@ import pytest
 from conftest import subprocess_env
 from test_runs import BATCH, TINY
 
-from hackmatrix.purejaxrl import cli, plot
+from hackmatrix.analysis import plot
+from hackmatrix.purejaxrl import cli
 from hackmatrix.purejaxrl.metrics import read_metrics_file
 
 pytest.importorskip("matplotlib")  # the viz extra; installed with hackmatrix[all]
@@ -74,7 +75,7 @@ def test_two_runs_overlaid(two_runs, tmp_path):
 
 def test_a_directory_without_metrics_is_a_clear_error(tmp_path):
     result = subprocess.run(
-        [sys.executable, "-m", "hackmatrix.purejaxrl.plot", str(tmp_path)],
+        [sys.executable, "-m", "hackmatrix.analysis.plot", str(tmp_path)],
         capture_output=True,
         text=True,
         env=subprocess_env(),

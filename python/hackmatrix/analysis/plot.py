@@ -1,6 +1,6 @@
 """PNG dashboards from runs' metrics.jsonl, no W&B needed (docs/training-guide.md §9).
 
-    python -m hackmatrix.purejaxrl.plot RUN_DIR [RUN_DIR ...] [-o out.png]
+    python -m hackmatrix.analysis.plot RUN_DIR [RUN_DIR ...] [-o out.png]
 
 One figure: return, length, stage, the PPO health metrics with their healthy
 bands shaded (the thresholds of health.py), siphon and program use beside
@@ -22,8 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-from . import health
-from .metrics import read_metrics_file
+from ..purejaxrl import health
+from ..purejaxrl.metrics import read_metrics_file
 
 LINESTYLES = ("-", "--", ":", "-.")
 GOOD, BAD, WARN = "#2ca02c", "#d62728", "#ff7f0e"
@@ -229,6 +229,25 @@ def draw_dashboard(runs: Sequence[Run], out: Path) -> Path:
     )
     speed = fig.add_subplot(grid[4, :])  # one wide panel: throughput needs no detail
 
+    _progress_panels(ret, length, stage, runs, colors)
+    _health_panels(ent, kl, clip, runs, colors)
+    _action_panel(siphon, runs, colors, "siphon")
+    _action_panel(program, runs, colors, "program")
+    _multi_key_panel(rewards, runs, "reward/", "Reward components (mean per step, non-zero)")
+    _eval_and_loss_panels(progress, uses, losses, runs)
+    if not _lines(speed, runs, colors, "train/steps_per_second", lw=1.5, marker="."):
+        _empty(speed, "no train/steps_per_second")
+    speed.set_title("Env steps per second (first chunk includes compilation)")
+    _finish(fig, plt, runs, colors)
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=80)
+    plt.close(fig)
+    return out
+
+
+def _progress_panels(ret, length, stage, runs: Sequence[Run], colors) -> None:
+    """Return and length (with their health warnings), and the stage reached."""
     for ax, key, title in (
         (ret, "train/mean_episode_return", "Mean episode return"),
         (length, "train/mean_episode_length", "Mean episode length"),
@@ -244,6 +263,9 @@ def draw_dashboard(runs: Sequence[Run], out: Path) -> Path:
     stage.legend(loc="upper left", fontsize=7)
     stage.set_title("Stage")
 
+
+def _health_panels(ent, kl, clip, runs: Sequence[Run], colors) -> None:
+    """Entropy, KL and clip fraction over the bands of health.py."""
     _health_panel(
         ent,
         runs,
@@ -286,11 +308,13 @@ def draw_dashboard(runs: Sequence[Run], out: Path) -> Path:
         ],
         ylim=(0, 0.4),
     )
-    _action_panel(siphon, runs, colors, "siphon")
-    _action_panel(program, runs, colors, "program")
-    _multi_key_panel(rewards, runs, "reward/", "Reward components (mean per step, non-zero)")
-    # Two behaviour panels: how far the games go, and what the agent does with siphons and
-    # programs. Counts, timings and lengths sit on other scales and would flatten both.
+
+
+def _eval_and_loss_panels(progress, uses, losses, runs: Sequence[Run]) -> None:
+    """Two behaviour panels: how far the games go, and what the agent does with siphons and
+    programs. Counts, timings and lengths sit on other scales and would flatten both. Then
+    the losses alone: other train/* keys (schedules, switches, bonuses) have their own
+    scales."""
     eval_keys = {k for run in runs for k in run.series if k.startswith("eval/")}
     use_keys = {k for k in eval_keys if k.startswith(("eval/siphon", "eval/program"))}
     not_shown = {"eval/num_episodes", "eval/seconds", "eval/mean_episode_length"}
@@ -308,7 +332,6 @@ def draw_dashboard(runs: Sequence[Run], out: Path) -> Path:
         "Behaviour evaluation: siphons and programs (eval/*)",
         skip=not_shown | (eval_keys - use_keys),
     )
-    # Only the losses: other train/* keys (schedules, switches, bonuses) have their own scales.
     not_losses = {
         k
         for run in runs
@@ -316,10 +339,10 @@ def draw_dashboard(runs: Sequence[Run], out: Path) -> Path:
         if k.startswith("train/") and (not k.endswith("_loss") or k == "train/ent_loss")
     }
     _multi_key_panel(losses, runs, "train/", "Losses", skip=not_losses)
-    if not _lines(speed, runs, colors, "train/steps_per_second", lw=1.5, marker="."):
-        _empty(speed, "no train/steps_per_second")
-    speed.set_title("Env steps per second (first chunk includes compilation)")
 
+
+def _finish(fig, plt, runs: Sequence[Run], colors) -> None:
+    """Axes labels and grids, the title, and one legend entry per run over the panels."""
     for ax in fig.axes:
         ax.grid(alpha=0.3)
         ax.set_xlabel("env steps")
@@ -338,11 +361,6 @@ def draw_dashboard(runs: Sequence[Run], out: Path) -> Path:
         frameon=False,
     )
     fig.tight_layout(rect=(0, 0, 1, 0.955))
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=80)
-    plt.close(fig)
-    return out
 
 
 def _run_names(dirs: Sequence[Path]) -> list[str]:
@@ -354,7 +372,7 @@ def _run_names(dirs: Sequence[Path]) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m hackmatrix.purejaxrl.plot",
+        prog="python -m hackmatrix.analysis.plot",
         description="Draw a PNG dashboard from runs' metrics.jsonl (several runs are overlaid).",
     )
     parser.add_argument("run_dirs", nargs="+", type=Path, metavar="RUN_DIR")
