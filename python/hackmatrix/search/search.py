@@ -1,0 +1,324 @@
+"""Gumbel MuZero search over the JAX engine at play time (specs/search.md §3).
+
+At every decision each game draws `num_roots` roots with the fair sampler
+(sampler.py), searches each with `mctx.gumbel_muzero_policy` (Danihelka et
+al. 2022), the engine as the model and a trained network's policy and value
+as prior and leaf value, and averages the roots' results into one action.
+
+- The model: `recurrent_fn` steps the engine (`jax_env.step.step_state`);
+  the reward is the env's reward; the discount is `discount`, and 0 on the
+  step that ends the game (and after it).
+- Invalid actions: at the root the real action mask (which the env shows
+  every agent) marks them for mctx; inside the tree each node's own mask sets
+  their prior logits to `distribution.MASKED_LOGIT`, so they are never chosen.
+- UNDO (specs/search.md §3.3): with `honest_undo` an UNDO in the tree gives
+  back what the env pays again after it (a data-siphon pickup, kills, the
+  exit-distance shaping), so a loop of UNDO costs its step penalties instead
+  of paying a reward over and over; `undo_cap` can also bound the UNDOs on
+  one path.
+- The network's value is in return units: `value_target="symlog"` maps the
+  head through symexp first (purejaxrl/value_target.py).
+
+Every game's search is a function of its own key and state only (the batch
+is a `vmap` over games), so a game replays the same whatever else is played
+beside it. Use `Searcher` (or `SearchChooser` inside a jitted game loop).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, NamedTuple
+
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+import mctx
+from flax import struct
+
+from ..jax_env.constants import DATA_SIPHON, FIRST_PROGRAM_ACTION, NUM_ACTIONS, RUNNING, UNDO
+from ..jax_env.mask import action_mask
+from ..jax_env.observation import flatten_observation, observe
+from ..jax_env.state import Board, EnvState
+from ..jax_env.step import step_state
+from ..purejaxrl import distribution
+from . import sampler
+
+UNDO_ACTION = FIRST_PROGRAM_ACTION + UNDO
+SELECTIONS = ("greedy", "sample", "halving")
+AGGREGATES = ("weights", "q")
+ROOTS = ("fair", "reseed")
+VALUE_TARGETS = ("raw", "symlog")
+# What the env pays again after an UNDO restores what was taken (rewards.md §4).
+DATA_SIPHON_REWARD = 1.0
+KILL_REWARD = 0.3
+DISTANCE_REWARD = 0.05
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """The search's options (hashable: a jitted search is compiled for each).
+
+    num_simulations: simulations per root. max_num_considered_actions: root
+    actions sequential halving starts from. discount: the per-step discount
+    (the trainer's gamma by default). num_roots: roots sampled per decision,
+    their results averaged. selection: `greedy` (argmax of the averaged
+    improved policy, or of the averaged Q with aggregate `q`), `sample` (from
+    the averaged improved policy) or `halving` (mctx's own sequential-halving
+    action; a vote over the roots). gumbel_scale: the root's Gumbel noise
+    (0 considers the top prior actions). value_target: how the value head is
+    scaled. honest_undo, undo_cap: specs/search.md §3.3 (cap None: no cap).
+    root: `fair` (sampler.sample_root) or `reseed` (NOT fair: the true state
+    with a fresh seed, only to measure what fairness costs).
+    """
+
+    num_simulations: int = 16
+    max_num_considered_actions: int = 16
+    discount: float = 0.99
+    num_roots: int = 1
+    selection: str = "greedy"
+    aggregate: str = "weights"
+    gumbel_scale: float = 1.0
+    value_target: str = "raw"
+    honest_undo: bool = True
+    undo_cap: int | None = None
+    root: str = "fair"
+
+    def __post_init__(self) -> None:
+        checks = [
+            (self.num_simulations >= 1, "num_simulations must be >= 1"),
+            (
+                1 <= self.max_num_considered_actions <= NUM_ACTIONS,
+                f"max_num_considered_actions must be in 1..{NUM_ACTIONS}",
+            ),
+            (0.0 <= self.discount <= 1.0, "discount must be in [0, 1]"),
+            (self.num_roots >= 1, "num_roots must be >= 1"),
+            (self.selection in SELECTIONS, f"selection must be one of {SELECTIONS}"),
+            (self.aggregate in AGGREGATES, f"aggregate must be one of {AGGREGATES}"),
+            (
+                not (self.aggregate == "q" and self.selection != "greedy"),
+                "aggregate 'q' goes with selection 'greedy'",
+            ),
+            (self.value_target in VALUE_TARGETS, f"value_target must be one of {VALUE_TARGETS}"),
+            (self.undo_cap is None or self.undo_cap >= 0, "undo_cap must be >= 0 or None"),
+            (self.root in ROOTS, f"root must be one of {ROOTS}"),
+        ]
+        for ok, message in checks:
+            if not ok:
+                raise ValueError(f"SearchConfig: {message}")
+
+
+def config_for_policy(train_config: Mapping[str, Any] | None, **options: Any) -> SearchConfig:
+    """A SearchConfig for a trained policy: its run's gamma as the discount and its
+    `value_target` (the value head's scale), unless `options` say otherwise."""
+    stored = dict(train_config or {})
+    options.setdefault("discount", float(stored.get("gamma", SearchConfig.discount)))
+    options.setdefault("value_target", stored.get("value_target") or "raw")
+    return SearchConfig(**options)
+
+
+class Embedding(NamedTuple):
+    """A search node: the engine's state and the UNDOs run on the path to it."""
+
+    state: EnvState
+    undos: jax.Array  # int32
+
+
+class SearchOutput(NamedTuple):
+    """One decision per game (batched like the states given)."""
+
+    action: jax.Array  # int32: the action to play
+    weights: jax.Array  # f32[28]: the improved policy, averaged over the roots
+    q: jax.Array  # f32[28]: Q in return units (unvisited: the search's value), averaged
+    value: jax.Array  # f32: the search's value of the position, averaged over the roots
+    visits: jax.Array  # f32[28]: root visit counts, summed over the roots
+
+
+def _symexp(x: jax.Array) -> jax.Array:
+    return jnp.sign(x) * jnp.expm1(jnp.abs(x))
+
+
+def _count(x: jax.Array) -> jax.Array:
+    return jnp.sum(x.astype(jnp.int32), axis=-1)
+
+
+def undo_correction(before: Board, after: Board, info: dict) -> jax.Array:
+    """What an UNDO's search reward takes off the env's (f32, per state; specs/search.md §3.3).
+
+    UNDO restores the board of an earlier turn, and the env pays again for
+    taking what it restored: +1 for each data-siphon pickup, +0.3 for each
+    kill, +0.05 per cell gained toward the exit. The score, resources and hp
+    it restores are paid as differences already (they come back out of the
+    UNDO's own reward). So the search takes off: 1 per pickup restored, 0.3 per
+    entity restored beyond those that appeared in between (a lower bound of
+    the kills), and the UNDO's own distance shaping, counting a step back from
+    the exit as the loss it is (0.05 per cell, both ways).
+    """
+    pickups = jnp.maximum(
+        _count(after.content == DATA_SIPHON) - _count(before.content == DATA_SIPHON), 0
+    )
+    restored = jnp.maximum(
+        _count(after.e_active)
+        + _count(after.t_active)
+        - _count(before.e_active)
+        - _count(before.t_active),
+        0,
+    )
+    delta = info["exit_distance_delta"].astype(jnp.float32)
+    return (
+        -DATA_SIPHON_REWARD * pickups.astype(jnp.float32)
+        - KILL_REWARD * restored.astype(jnp.float32)
+        - info["reward_components"]["distance_shaping"]
+        + DISTANCE_REWARD * jnp.minimum(delta, 0.0)
+    )
+
+
+def _network_outputs(
+    network: nn.Module, config: SearchConfig, params: Any, states: EnvState, mask: jax.Array
+) -> tuple[jax.Array, jax.Array]:
+    """(masked prior logits, value in return units) of a batch of states."""
+    obs = jax.vmap(lambda s: flatten_observation(observe(s)))(states)
+    outputs: Any = network.apply(params, obs)
+    logits, value = outputs
+    if config.value_target == "symlog":
+        value = _symexp(value)
+    return distribution.masked_logits(logits, mask), value
+
+
+def _recurrent_fn(network: nn.Module, config: SearchConfig):
+    def recurrent_fn(params, rng, action, embedding):
+        del rng  # the engine draws from the sampled seed
+        state = embedding.state
+        new, reward, done, info = jax.vmap(step_state)(state, action)
+        over = state.outcome != RUNNING
+        undo = ~info["invalid_action"] & (action == UNDO_ACTION)
+        if config.honest_undo:
+            correction = jax.vmap(undo_correction)(state.board, new.board, info)
+            reward = reward + jnp.where(undo, correction, 0.0)
+        undos = embedding.undos + undo.astype(jnp.int32)
+        mask = jax.vmap(action_mask)(new)
+        if config.undo_cap is not None:
+            mask = mask.at[:, UNDO_ACTION].set(mask[:, UNDO_ACTION] & (undos < config.undo_cap))
+        logits, value = _network_outputs(network, config, params, new, mask)
+        ended = new.outcome != RUNNING
+        output = mctx.RecurrentFnOutput(
+            reward=jnp.where(over, 0.0, reward),
+            discount=jnp.where(ended, 0.0, jnp.float32(config.discount)),
+            prior_logits=logits,
+            value=jnp.where(ended, 0.0, value),
+        )
+        return output, Embedding(new, undos)
+
+    return recurrent_fn
+
+
+def _search_game(
+    params: Any, key: jax.Array, state: EnvState, network: nn.Module, config: SearchConfig
+) -> SearchOutput:
+    """One game's decision (an unbatched state)."""
+    k_roots, k_search, k_select = jax.random.split(key, 3)
+    draw = sampler.sample_root if config.root == "fair" else sampler.reseed_root
+    roots = jax.vmap(draw, in_axes=(0, None))(jax.random.split(k_roots, config.num_roots), state)
+    mask = action_mask(state)  # the real mask: what the env shows the player
+    running = jnp.any(mask)
+    legal = jnp.where(running, mask, True)  # an ended game searches all (its action is unused)
+    masks = jnp.broadcast_to(legal, (config.num_roots, NUM_ACTIONS))
+    logits, value = _network_outputs(network, config, params, roots, masks)
+    out = mctx.gumbel_muzero_policy(
+        params=params,
+        rng_key=k_search,
+        root=mctx.RootFnOutput(
+            prior_logits=logits,
+            value=value,
+            embedding=Embedding(roots, jnp.zeros(config.num_roots, jnp.int32)),
+        ),
+        recurrent_fn=_recurrent_fn(network, config),
+        num_simulations=config.num_simulations,
+        invalid_actions=~masks,
+        max_num_considered_actions=config.max_num_considered_actions,
+        gumbel_scale=config.gumbel_scale,
+    )
+    summary = out.search_tree.summary()
+    weights = jnp.mean(out.action_weights, axis=0)
+    q = jnp.mean(jnp.where(summary.visit_counts > 0, summary.qvalues, summary.value[:, None]), 0)
+    if config.selection == "greedy":
+        score = weights if config.aggregate == "weights" else q
+        action = jnp.argmax(jnp.where(legal, score, -jnp.inf))
+    elif config.selection == "sample":
+        action = jax.random.categorical(k_select, jnp.where(legal, jnp.log(weights), -jnp.inf))
+    else:  # halving: mctx's action, a vote over the roots (ties to the lowest index)
+        votes = jnp.sum(jax.nn.one_hot(out.action, NUM_ACTIONS), axis=0)
+        action = jnp.argmax(jnp.where(legal, votes, -1.0))
+    return SearchOutput(
+        action=jnp.where(running, action, 0).astype(jnp.int32),
+        weights=weights,
+        q=q,
+        value=jnp.mean(summary.value),
+        visits=jnp.sum(summary.visit_counts, axis=0),
+    )
+
+
+@partial(jax.jit, static_argnames=("network", "config"))
+def search(
+    params: Any, keys: jax.Array, states: EnvState, *, network: nn.Module, config: SearchConfig
+) -> SearchOutput:
+    """A batch of decisions: key[B], states batched [B] -> SearchOutput batched [B]."""
+    return jax.vmap(_search_game, in_axes=(None, 0, 0, None, None))(
+        params, keys, states, network, config
+    )
+
+
+def _batched(state: EnvState) -> bool:
+    return jnp.ndim(state.stage) > 0
+
+
+def _game_keys(key: jax.Array, batch: int) -> jax.Array:
+    """One key per game: given per game (key[B]) or split from one key."""
+    one = key.ndim == 0 if jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key) else key.ndim == 1
+    return jax.random.split(key, batch) if one else key
+
+
+@dataclass(frozen=True)
+class Searcher:
+    """The search as a policy: `choose(key, state, params) -> action`.
+
+    `state` is one game or a batch (then `key` is one key, split per game, or
+    one key per game). Compiled once per network, config and batch size.
+    """
+
+    network: nn.Module
+    config: SearchConfig = SearchConfig()
+
+    def search(self, key: jax.Array, state: EnvState, params: Any) -> SearchOutput:
+        if _batched(state):
+            keys = _game_keys(key, state.stage.shape[0])
+            return search(params, keys, state, network=self.network, config=self.config)
+        one = jax.tree_util.tree_map(lambda x: jnp.asarray(x)[None], state)
+        out = search(params, key[None], one, network=self.network, config=self.config)
+        return SearchOutput(*(x[0] for x in out))
+
+    def choose(self, key: jax.Array, state: EnvState, params: Any) -> jax.Array:
+        return self.search(key, state, params).action
+
+
+@struct.dataclass
+class SearchChooser:
+    """The search as a chooser of a jitted game loop: `(key, obs, mask, state) -> action[B]`.
+
+    `key` is one key per game (key[B]) or one key for the batch; `obs` and
+    `mask` are not read (the search observes its sampled roots, which give the
+    same observation, and takes the mask from the state).
+    """
+
+    network: nn.Module = struct.field(pytree_node=False)
+    config: SearchConfig = struct.field(pytree_node=False)
+    params: Any = None
+
+    def __call__(self, key: jax.Array, obs: jax.Array, mask: jax.Array, state: Any) -> jax.Array:
+        del obs, mask
+        keys = _game_keys(key, state.stage.shape[0])
+        out = jax.vmap(_search_game, in_axes=(None, 0, 0, None, None))(
+            self.params, keys, state, self.network, self.config
+        )
+        return out.action
