@@ -132,6 +132,12 @@ def test_sampled_roots_keep_the_observation_and_are_valid_states(twins):
         assert jax_env.state_to_json(again) == d
         assert _same_leaves(again, root)  # canonical: nothing stale, lists in order
         assert pairs.player_view(d) == pairs.player_view(a_json[i])
+        # A stage's block programs are all different (game-rules.md §10.3): a question
+        # block draws one no program block shows, and no two draw the same.
+        shown = {k["programType"] for k in d["blocks"] if k["type"] == "program"}
+        drawn = [k.get("programType") for k in d["blocks"] if k["type"] == "question"]
+        drawn = [p for p in drawn if p is not None]
+        assert len(set(drawn)) == len(drawn) and not set(drawn) & shown, d["blocks"]
 
 
 @pytest.fixture(scope="module")

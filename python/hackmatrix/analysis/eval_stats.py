@@ -167,6 +167,12 @@ def load_report(path: Path) -> list[Column]:
         raise ReportError(f"{path}: no such file") from error
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
         raise ReportError(f"{path}: not a JSON evaluation report ({error})") from error
+    return report_columns(document, Path(path))
+
+
+def report_columns(document: dict, path: Path) -> list[Column]:
+    """The columns of an evaluation report's document (`report.report`), read or just made;
+    `path` names where it came from in the messages."""
     try:
         seeds = tuple(int(s) for s in document["game_seeds"])
         settings = dict(document["settings"])
@@ -286,22 +292,9 @@ def compare_reports(paths: list[Path]) -> str:
         ),
     ]
     if len(columns) > 1:
-        rows = []
-        for key, label, _ in HEADLINE:
-            cells = []
-            for other in columns[1:]:
-                diff, error, paired = difference(columns[0], other, key)
-                marker = " *" if error is not None and not paired else ""
-                cells.append(format_with_error(key, diff, error, signed=True) + marker)
-            rows.append((label, cells))
-        out += [
-            "",
-            f"difference from {letters[0]}:",
-            format_grid([f"{x} - {letters[0]}" for x in letters[1:]], rows),
-        ]
-        out.append(
-            "errors paired game by game over the same games; * unpaired (no per-game record, "
-            "or different games): the two errors combined as if independent"
+        out += ["", f"difference from {letters[0]}:"]
+        out += difference_table(
+            columns[0], columns[1:], [f"{x} - {letters[0]}" for x in letters[1:]]
         )
     notes = settings_notes(columns)
     if any(not c.paired for c in columns):
@@ -310,6 +303,25 @@ def compare_reports(paths: list[Path]) -> str:
             "only for stage, ends and shares (a number without ± has none)"
         )
     return "\n".join(out + ([""] + notes if notes else []))
+
+
+def difference_table(first: Column, others: list[Column], headers: list[str]) -> list[str]:
+    """Each headline number of `others` less `first`, ± the standard error of the
+    difference (paired game by game where both have per-game records of the same games),
+    and the line that says how the errors were taken."""
+    rows = []
+    for key, label, _ in HEADLINE:
+        cells = []
+        for other in others:
+            diff, error, paired = difference(first, other, key)
+            marker = " *" if error is not None and not paired else ""
+            cells.append(format_with_error(key, diff, error, signed=True) + marker)
+        rows.append((label, cells))
+    return [
+        format_grid(headers, rows),
+        "errors paired game by game over the same games; * unpaired (no per-game record, "
+        "or different games): the two errors combined as if independent",
+    ]
 
 
 def column_error(column: Column, key: str) -> float | None:

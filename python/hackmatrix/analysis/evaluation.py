@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 
@@ -35,11 +36,17 @@ class Result:
         return self.label if self.mode == RANDOM else f"{self.label} ({self.mode})"
 
 
-def evaluate_policy(env: ModuleType, policy: Policy, mode: str, **settings: int) -> Result:
+def search_label(label: str, settings: dict) -> str:
+    """A policy's label, with `+ search N` when it plays through the search."""
+    search = settings.get("search")
+    return label if search is None else f"{label} + search {search.num_simulations}"
+
+
+def evaluate_policy(env: ModuleType, policy: Policy, mode: str, **settings: Any) -> Result:
     start = time.perf_counter()
     games = play_games(env, policy, mode, **settings)
     return Result(
-        label=policy.label,
+        label=policy.label if policy.is_random else search_label(policy.label, settings),
         mode=RANDOM if policy.is_random else mode,
         source=policy.source,
         summary=summarize(games),
@@ -58,7 +65,7 @@ def pool_games(parts: list[dict]) -> dict:
     return {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
 
 
-def evaluate_pooled(env: ModuleType, policies: list[Policy], mode: str, **settings: int) -> Result:
+def evaluate_pooled(env: ModuleType, policies: list[Policy], mode: str, **settings: Any) -> Result:
     """Each policy (a run's last few checkpoints) plays the same games; one result of them
     all. Its numbers describe the run around those updates rather than one checkpoint,
     whose evaluation moves by more than its standard error from save to save
@@ -71,7 +78,7 @@ def evaluate_pooled(env: ModuleType, policies: list[Policy], mode: str, **settin
     start = time.perf_counter()
     games = pool_games([play_games(env, policy, mode, **settings) for policy in policies])
     return Result(
-        label=pooled_label(policies),
+        label=search_label(pooled_label(policies), settings),
         mode=mode,
         source=", ".join(str(policy.source) for policy in policies),
         summary=summarize(games, checkpoints=len(policies)),

@@ -20,6 +20,7 @@ Keys (everything is a function of the game index `i`, the policy and `--seed`):
 
 from __future__ import annotations
 
+import dataclasses
 from types import ModuleType
 from typing import Any
 
@@ -80,11 +81,15 @@ def play_games(
     batch: int = DEFAULT_BATCH,
     seed: int = 0,
     start_transmissions: int = 0,
+    search: Any = None,
 ) -> dict:
     """Play games `first_game .. first_game + episodes - 1`.
 
     `start_transmissions` > 0 is a probe, not the canonical game: every game
     starts with that many siphon transmissions pending (`start_params`).
+    `search` (a `hackmatrix.search.search.SearchConfig`) plays the network through
+    the fair search instead of directly (specs/search.md); `mode` then picks the
+    search's selection (greedy or sampled from its improved policy).
     Returns per-game numpy arrays (see `play_batch`).
 
     The last batch is padded to the batch size (padding games are dropped)
@@ -101,6 +106,12 @@ def play_games(
     policy_key = jax.random.PRNGKey(seed)
     params = None if policy.is_random else jax.device_get(policy.params)
     choose = chooser(mode, policy.network, params)
+    if search is not None and not policy.is_random:
+        from ..search.search import SearchChooser
+
+        selection = "sample" if mode == "sample" else search.selection
+        config = dataclasses.replace(search, selection=selection)
+        choose = SearchChooser(network=policy.network, config=config, params=params)
     parts = [
         jax.device_get(
             play_batch(

@@ -5,6 +5,7 @@
     hackmatrix-evaluate --compare random checkpoints/<run>/params_40.npz --json out.json
     hackmatrix-evaluate checkpoints/<run> --last-checkpoints 3   # the run's last 3 saves pooled
     hackmatrix-evaluate checkpoints/<run> --checkpoint-updates 220 280 305   # chosen saves
+    hackmatrix-evaluate checkpoints/<run> --search 16   # and with the fair search, paired
     hackmatrix-evaluate --reports baseline.json change.json   # plays nothing
     hackmatrix-evaluate --seeds s1.json s2.json s3.json --target 'mean_final_stage>=3'
 
@@ -40,6 +41,7 @@ from hackmatrix.analysis.policies import (
 )
 from hackmatrix.analysis.report import report
 from hackmatrix.analysis.table import format_table
+from hackmatrix.commands.options import add_search_flags, check_search_flags, search_options
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -154,6 +156,7 @@ def parse_args(argv=None) -> argparse.Namespace:
         "pending (0..35); they appear after the first turn as a siphon's would, so the games "
         "show how the agent fights siphon-spawned enemies (default 0: canonical starts)",
     )
+    add_search_flags(p, several=True)
     p.add_argument("--json", type=Path, default=None, help="write the summaries as JSON here")
     p.add_argument(
         "--png", type=Path, default=None, help="write the behaviour figure here (needs matplotlib)"
@@ -174,6 +177,9 @@ def parse_args(argv=None) -> argparse.Namespace:
         )
     if args.last_checkpoints < 1:
         p.error(f"--last-checkpoints must be at least 1, got {args.last_checkpoints}")
+    check_search_flags(p, args)
+    if args.search and (args.reports is not None or args.seeds is not None):
+        p.error("--search plays games; --reports and --seeds play nothing")
     if args.last_checkpoints > 1 and (args.reports is not None or args.seeds is not None):
         p.error("--last-checkpoints plays checkpoints; --reports and --seeds play nothing")
     if args.checkpoint_updates is not None:
@@ -207,6 +213,37 @@ def choose_policies(text: str, args) -> list:
             text, args.checkpoint_updates, checkpoint_dir=args.checkpoint_dir
         )
     return last_checkpoint_policies(text, args.last_checkpoints, checkpoint_dir=args.checkpoint_dir)
+
+
+def search_config(train_config: dict, simulations: int, args):
+    """The search a policy plays with: the run's gamma and value target, the flags' rest."""
+    from hackmatrix.search.search import config_for_policy
+
+    return config_for_policy(train_config, num_simulations=simulations, **search_options(args))
+
+
+def describe_search(config) -> str:
+    cap = "no UNDO cap" if config.undo_cap is None else f"UNDO cap {config.undo_cap}"
+    return (
+        f"{config.num_roots} sampled root(s), {config.max_num_considered_actions} considered, "
+        f"discount {config.discount}, value {config.value_target}, {cap}"
+    )
+
+
+def search_differences(document: dict, results: list, searched: list) -> str:
+    """Each searched column less the same network without search, paired over the games."""
+    from hackmatrix.analysis import eval_stats
+
+    columns = eval_stats.report_columns(document, Path("this evaluation"))
+    index = {id(result): k for k, result in enumerate(results)}
+    out = []
+    for plain, with_search in searched:
+        first = columns[index[id(plain)]]
+        other = columns[index[id(with_search)]]
+        out += [f"{other.name} - {first.name}:"]
+        out += eval_stats.difference_table(first, [other], ["search - no search"])
+        out.append("")
+    return "\n".join(out).rstrip()
 
 
 def compare_saved(paths: list[Path]) -> int:
@@ -283,6 +320,7 @@ def main(argv=None) -> int:
         )
 
     results = []
+    searched = []  # (the network's result, the same network with search)
     for pooled in policies:
         first = pooled[0]
         label = pooled_label(pooled)
@@ -293,6 +331,16 @@ def main(argv=None) -> int:
                 flush=True,
             )
             results.append(evaluate_pooled(env, pooled, mode, **settings))
+            plain = results[-1]
+            for simulations in [] if first.is_random else args.search or []:
+                search = search_config(first.config, simulations, args)
+                print(
+                    f"playing {args.episodes:,} games: {label} ({mode}) "
+                    f"+ search {simulations} ({describe_search(search)})",
+                    flush=True,
+                )
+                results.append(evaluate_pooled(env, pooled, mode, search=search, **settings))
+                searched.append((plain, results[-1]))
 
     print()
     print(format_table(results))
@@ -302,9 +350,22 @@ def main(argv=None) -> int:
         pooling = {"last_checkpoints": args.last_checkpoints}
     else:
         pooling = {}
-    document = report(
-        results, {**settings, **pooling, "max_steps": args.max_steps, "env": args.env_module}
+    search_settings = (
+        {"search": {"simulations": args.search, **search_options(args)}} if args.search else {}
     )
+    document = report(
+        results,
+        {
+            **settings,
+            **pooling,
+            **search_settings,
+            "max_steps": args.max_steps,
+            "env": args.env_module,
+        },
+    )
+    if searched:
+        print()
+        print(search_differences(document, results, searched))
     if args.json is not None:
         args.json.write_text(json.dumps(document, indent=2))
         print(f"wrote {args.json}")

@@ -14,3 +14,65 @@ def add_sampling_flags(
     choice.add_argument("--deterministic", dest="sample", action="store_false", help=greedy_help)
     choice.add_argument("--sample", dest="sample", action="store_true", help=sample_help)
     parser.set_defaults(sample=False)  # store_false alone would default to True
+
+
+def add_search_flags(parser, *, several: bool = False, flag: str = "--search") -> None:
+    """The play-time search's flags (specs/search.md): `flag` N (simulations; `several`:
+    one or more N, each played), --search-roots, --search-considered, --search-undo-cap."""
+    parser.add_argument(
+        flag,
+        type=int,
+        nargs="+" if several else None,
+        default=None,
+        metavar="N",
+        help="plan with the fair Gumbel MuZero search, N simulations per decision "
+        "(specs/search.md)"
+        + (
+            "; several N play one column each, beside the network without search" if several else ""
+        ),
+    )
+    parser.add_argument(
+        "--search-roots",
+        type=int,
+        default=1,
+        metavar="R",
+        help="sampled roots per decision, their results averaged (default 1)",
+    )
+    parser.add_argument(
+        "--search-considered",
+        type=int,
+        default=16,
+        metavar="M",
+        help="root actions the search's sequential halving starts from (default 16)",
+    )
+    parser.add_argument(
+        "--search-undo-cap",
+        type=int,
+        default=None,
+        metavar="K",
+        help="at most K UNDOs on one search path (default: no cap; an UNDO loop is valued "
+        "honestly anyway, specs/search.md §3.3)",
+    )
+
+
+def check_search_flags(parser, args, flag: str = "--search") -> None:
+    """parser.error for search flags out of range."""
+    value = getattr(args, flag.lstrip("-").replace("-", "_"))
+    values = value if isinstance(value, list) else [] if value is None else [value]
+    if any(n < 1 for n in values):
+        parser.error(f"{flag} needs at least 1 simulation, got {values}")
+    if args.search_roots < 1:
+        parser.error(f"--search-roots must be at least 1, got {args.search_roots}")
+    if not 1 <= args.search_considered <= 28:
+        parser.error(f"--search-considered must be in 1..28, got {args.search_considered}")
+    if args.search_undo_cap is not None and args.search_undo_cap < 0:
+        parser.error(f"--search-undo-cap must be >= 0, got {args.search_undo_cap}")
+
+
+def search_options(args) -> dict:
+    """The SearchConfig fields the flags set (the simulations apart)."""
+    return {
+        "num_roots": args.search_roots,
+        "max_num_considered_actions": args.search_considered,
+        "undo_cap": args.search_undo_cap,
+    }

@@ -11,6 +11,11 @@ are read from standard input, one or more per line: "up", "right", "s",
 
     hackmatrix-play --engine jax --seed 7
     printf 'right\\nup\\ns\\nquit\\n' | hackmatrix-play --engine jax --text
+    hackmatrix-play --hint checkpoints/<run>          # the search suggests a move each turn
+
+With `--hint POLICY` a trained network plans every position you reach with the fair
+search (specs/search.md: it sees only what you see) and prints "the search suggests
+..." with its improved policy's top moves; you still choose the move.
 
 `hackmatrix-play` is the installed command;
 `python python/scripts/play.py` runs the same `main`.
@@ -20,7 +25,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
+from hackmatrix.commands.options import add_search_flags, check_search_flags, search_options
 from hackmatrix.render import action_name, keymap
 from hackmatrix.render.sessions import ENGINES, InvalidActionError, StepOutcome, open_session
 from hackmatrix.render.text import LEGEND
@@ -52,7 +59,17 @@ def parse_args(argv=None) -> argparse.Namespace:
         default=None,
         help="Swift CLI path (default: $HACKMATRIX_BINARY or the built one)",
     )
+    parser.add_argument(
+        "--hint",
+        default=None,
+        metavar="POLICY",
+        help="a trained policy (params .npz, checkpoint .pkl or run directory) whose search "
+        "suggests a move at every turn",
+    )
+    add_search_flags(parser, flag="--hint-search")
+    parser.set_defaults(hint_search=16)
     args = parser.parse_args(argv)
+    check_search_flags(parser, args, flag="--hint-search")
     if args.seed is not None and not 0 <= args.seed <= 0xFFFFFFFF:
         parser.error(f"--seed must be in 0..4294967295, got {args.seed}")
     if not args.scale > 0:
@@ -60,10 +77,54 @@ def parse_args(argv=None) -> argparse.Namespace:
     return args
 
 
+class Hinter:
+    """The fair search of a trained network, as advice: what it would play from a state."""
+
+    def __init__(self, path: str, simulations: int, args, seed: int = 0) -> None:
+        import jax
+
+        from hackmatrix.jax_cache import enable_compilation_cache
+        from hackmatrix.purejaxrl.checkpoint import load_policy
+        from hackmatrix.search.search import Searcher, config_for_policy
+
+        enable_compilation_cache()
+        policy = load_policy(Path(path))
+        self.config = config_for_policy(
+            policy.config, num_simulations=simulations, **search_options(args)
+        )
+        self.searcher = Searcher(policy.network, self.config)
+        self.params = policy.params
+        self.source = policy.source
+        self.key = jax.random.PRNGKey(seed)
+        self.asked = 0
+
+    def suggest(self, state: dict) -> str:
+        """'the search suggests UP (0) ...' for a running game's getState dict."""
+        import jax
+        import numpy as np
+
+        from hackmatrix.jax_env import state_from_json
+
+        self.asked += 1
+        out = self.searcher.search(
+            jax.random.fold_in(self.key, self.asked), state_from_json(state), self.params
+        )
+        action = int(out.action)
+        weights = np.asarray(out.weights)
+        top = [a for a in np.argsort(-weights, kind="stable")[:3] if weights[a] > 0]
+        others = ", ".join(f"{action_name(int(a))} {weights[a]:.2f}" for a in top)
+        return (
+            f"the search suggests {action_name(action)} ({action})  "
+            f"[{self.config.num_simulations} simulations; improved policy: {others}; "
+            f"value {float(out.value):+.2f}]"
+        )
+
+
 class HumanGame:
     """One session plus what the screen shows about the last step and the episode."""
 
-    def __init__(self, session, seed: int | None):
+    def __init__(self, session, seed: int | None, hinter: Hinter | None = None):
+        self.hinter = hinter
         self.session = session
         self.first_seed = seed
         self.games = 0
@@ -124,6 +185,8 @@ class HumanGame:
     def show(self, viewer: Viewer) -> None:
         state = self.session.state()
         viewer.show(state, **self.render_kwargs(state))
+        if self.hinter is not None and not self.done:
+            viewer.message(self.hinter.suggest(state))
 
 
 HELP_TEXT = (
@@ -197,8 +260,24 @@ def main(argv=None) -> int:
     )
     if viewer.fallback_reason:
         print(f"terminal mode: {viewer.fallback_reason}", file=sys.stderr)
+    hinter = None
+    if args.hint is not None:
+        from hackmatrix.purejaxrl.checkpoint import CheckpointError
+
+        try:
+            hinter = Hinter(args.hint, args.hint_search, args, seed=args.seed or 0)
+        except (CheckpointError, OSError, ValueError) as error:
+            print(f"error: --hint {args.hint}: {error}", file=sys.stderr)
+            session.close()
+            return 2
+        print(
+            f"hints from {hinter.source}: the fair search, {args.hint_search} simulations "
+            "(compiling it takes a minute or more the first time)",
+            file=sys.stderr,
+            flush=True,
+        )
     try:
-        game = HumanGame(session, args.seed)
+        game = HumanGame(session, args.seed, hinter)
         if hasattr(session, "warm_up"):
             print(
                 "compiling the JAX engine (about a minute the first time, cached afterwards)...",

@@ -9,6 +9,12 @@ frame per step.
 
     hackmatrix-watch --latest --episodes 3
     hackmatrix-watch checkpoints/<run>/params_40.npz --engine jax --record run.gif
+    hackmatrix-watch checkpoints/<run> --search 16   # plan with the fair search
+
+With `--search N` the network plans each move with the fair search (specs/search.md):
+the engine's full state is read back each step (`getState` on Swift), the search
+starts from roots sampled from what the player can see, and the action it picks is
+played on the chosen engine, so a searched game is an ordinary list of actions.
 
 `hackmatrix-watch` is the installed command;
 `python python/scripts/watch_jax_agent.py` runs the same `main`.
@@ -20,7 +26,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from hackmatrix.commands.options import add_sampling_flags
+from hackmatrix.commands.options import (
+    add_sampling_flags,
+    add_search_flags,
+    check_search_flags,
+    search_options,
+)
 from hackmatrix.names import FIRST_PROGRAM_ACTION, PROGRAM_NAMES, action_name
 from hackmatrix.render import render_rgb, save_recording
 from hackmatrix.render.agent_policy import PolicyLoadError, find_latest_params, load_policy
@@ -71,6 +82,7 @@ def parse_args(argv=None) -> argparse.Namespace:
         help="seed of the first episode; episode i uses seed+i (default: random seeds)",
     )
     add_sampling_flags(parser)
+    add_search_flags(parser)
     parser.add_argument(
         "--speed",
         type=float,
@@ -98,6 +110,7 @@ def parse_args(argv=None) -> argparse.Namespace:
         help="Swift CLI path (default: $HACKMATRIX_BINARY or the built one)",
     )
     args = parser.parse_args(argv)
+    check_search_flags(parser, args)
     if (args.model_path is None) == (not args.latest):
         parser.error("give a model path or --latest (not both)")
     for name in ("episodes", "max_steps"):
@@ -139,9 +152,51 @@ def describe_player(state: dict) -> str:
     )
 
 
-def play_episode(episode: int, args, session, policy, viewer: Viewer, frames: list | None) -> dict:
+class Planner:
+    """The fair search as the watcher's policy: one search per move from the engine's state."""
+
+    def __init__(self, policy, simulations: int, args, seed: int) -> None:
+        import jax
+
+        from hackmatrix.jax_cache import enable_compilation_cache
+        from hackmatrix.purejaxrl.checkpoint import stored_config
+        from hackmatrix.search.search import Searcher, config_for_policy
+
+        try:
+            train_config = stored_config(Path(policy.source))
+        except Exception:  # a bare params file: the defaults
+            train_config = {}
+        enable_compilation_cache()
+        self.config = config_for_policy(
+            train_config,
+            num_simulations=simulations,
+            selection="sample" if args.sample else "greedy",
+            **search_options(args),
+        )
+        self.searcher = Searcher(policy.network, self.config)
+        self.params = policy.params
+        self.key = jax.random.PRNGKey(seed)
+        self.episode = 0
+
+    def start(self, episode: int) -> None:
+        self.episode = episode
+
+    def choose(self, step: int, state: dict) -> int:
+        import jax
+
+        from hackmatrix.jax_env import state_from_json
+
+        key = jax.random.fold_in(jax.random.fold_in(self.key, self.episode), step)
+        return int(self.searcher.choose(key, state_from_json(state), self.params))
+
+
+def play_episode(
+    episode: int, args, session, policy, viewer: Viewer, frames: list | None, planner=None
+) -> dict:
     seed = None if args.seed is None else (args.seed + episode) & 0xFFFFFFFF
     seed = session.reset(seed)
+    if planner is not None:
+        planner.start(episode)
     state = session.state()
     delay = 0.0 if args.speed == 0 else 1.0 / args.speed
     header = f"episode {episode + 1}/{args.episodes}  ·  {session.name} engine  ·  seed {seed}"
@@ -150,7 +205,10 @@ def play_episode(episode: int, args, session, policy, viewer: Viewer, frames: li
     used: dict[str, int] = {}  # program name -> times run
     outcome = "step cap"
     while steps < args.max_steps:
-        action = policy.act(session.observation(), session.mask(), greedy=not args.sample)
+        if planner is not None:
+            action = planner.choose(steps, state)
+        else:
+            action = policy.act(session.observation(), session.mask(), greedy=not args.sample)
         try:
             result = session.step(action)
         except InvalidActionError as error:
@@ -224,6 +282,16 @@ def main(argv=None) -> int:
         f"{'sampled' if args.sample else 'greedy'} actions",
         flush=True,
     )
+    planner = None
+    if args.search is not None:
+        planner = Planner(policy, args.search, args, seed=args.seed or 0)
+        c = planner.config
+        print(
+            f"planning with the fair search: {c.num_simulations} simulations, "
+            f"{c.num_roots} sampled root(s) per move (compiling it takes a minute or more "
+            "the first time)",
+            flush=True,
+        )
 
     log_level = "debug" if args.debug else ("info" if args.info else None)
     try:
@@ -243,7 +311,7 @@ def main(argv=None) -> int:
     summaries = []
     try:
         for episode in range(args.episodes):
-            summaries.append(play_episode(episode, args, session, policy, viewer, frames))
+            summaries.append(play_episode(episode, args, session, policy, viewer, frames, planner))
     except KeyboardInterrupt:
         print("interrupted", flush=True)
     finally:

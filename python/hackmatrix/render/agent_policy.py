@@ -168,6 +168,15 @@ class Policy:
             )
         self._rng = np.random.default_rng(seed)
 
+    @property
+    def network(self):
+        """The flax module (for tools that use the network beyond `act`, such as the search)."""
+        return self._network
+
+    @property
+    def params(self):
+        return self._params
+
     def logits(self, observation: np.ndarray) -> np.ndarray:
         obs = np.asarray(observation, dtype=np.float32)
         if obs.shape != (OBS_SIZE,):

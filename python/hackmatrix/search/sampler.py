@@ -218,6 +218,7 @@ def _question_contents(key: jax.Array, view: View) -> tuple[jax.Array, jax.Array
     """
     b, live = view.boards, view.boards.content[0] == BLOCK
     present = _board_present(view)[:, None]
+    question = jnp.any(present & (b.content == BLOCK) & (b.block_kind == KIND_QUESTION), axis=0)
     program_block = present & (b.content == BLOCK) & (b.block_kind == KIND_PROGRAM)
     shown_programs = jnp.any(
         program_block[..., None] & (b.program[..., None] == jnp.arange(NUM_PROGRAMS)), axis=(0, 1)
@@ -229,7 +230,7 @@ def _question_contents(key: jax.Array, view: View) -> tuple[jax.Array, jax.Array
     # random order (an injection, as §10.3 draws it).
     rank_keys = jnp.where(shown_programs, 2.0, jax.random.uniform(k_rank, (NUM_PROGRAMS,)))
     unseen_in_order = jnp.argsort(rank_keys).astype(jnp.int32)
-    takes_program = ~is_data
+    takes_program = question & ~is_data
     nth = jnp.cumsum(takes_program.astype(jnp.int32)) - 1
     program = unseen_in_order[jnp.clip(nth, 0, NUM_PROGRAMS - 1)]
 
