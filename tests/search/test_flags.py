@@ -1,4 +1,4 @@
-"""The search's command-line flags: what they set, and clear errors (specs/search.md §5)."""
+"""The search's command-line flags: what they set, and clear errors (specs/search.md §6)."""
 
 import pytest
 
