@@ -1,4 +1,4 @@
-"""Searched games are ordinary games (specs/search.md §5).
+"""Searched games are ordinary games (specs/search.md §6).
 
 The search plugs into the one loop every analysis tool plays through
 (`analysis.play.play`, as `hackmatrix-evaluate --search N` uses it) as a

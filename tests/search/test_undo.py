@@ -78,7 +78,7 @@ def loops():
     starts = [jax_env.state_from_json(SCENARIOS[n][0]) for n in names]
     state = jax.tree_util.tree_map(lambda *xs: jnp.stack(xs), *starts)
     embedding = Embedding(state, jnp.zeros(len(names), jnp.int32))
-    search_rewards, env_rewards, priors = [], [], []
+    search_rewards, env_rewards, priors, discounts = [], [], [], []
     for t in range(4):
         actions = jnp.asarray([SCENARIOS[n][1][t] for n in names], jnp.int32)
         out, embedding, env_reward = model(actions, embedding)
@@ -87,6 +87,9 @@ def loops():
         search_rewards.append(np.asarray(out.reward))
         env_rewards.append(np.asarray(env_reward))
         priors.append(np.asarray(out.prior_logits))
+        discounts.append(np.asarray(out.discount))
+    assert np.all(np.array(discounts)[:2] == np.float32(0.99))
+    assert np.all(np.array(discounts)[2:] == 1.0)  # an UNDO goes back in time: not discounted
     return names, after_wait, embedding, np.array(search_rewards), np.array(env_rewards), priors
 
 

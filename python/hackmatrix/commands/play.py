@@ -185,8 +185,11 @@ class HumanGame:
     def show(self, viewer: Viewer) -> None:
         state = self.session.state()
         viewer.show(state, **self.render_kwargs(state))
+
+    def hint(self, viewer: Viewer) -> None:
+        """The search's suggestion for the position on the board, if hints are on."""
         if self.hinter is not None and not self.done:
-            viewer.message(self.hinter.suggest(state))
+            viewer.message(self.hinter.suggest(self.session.state()))
 
 
 HELP_TEXT = (
@@ -199,6 +202,7 @@ def play_terminal(game: HumanGame, viewer: Viewer, lines) -> None:
     interactive = hasattr(sys.stdin, "isatty") and sys.stdin.isatty()
     game.show(viewer)
     viewer.message(HELP_TEXT)
+    game.hint(viewer)
     while True:
         if interactive:
             print("> ", end="", flush=True)
@@ -214,6 +218,7 @@ def play_terminal(game: HumanGame, viewer: Viewer, lines) -> None:
             elif kind == "new":
                 game.new_game()
                 game.show(viewer)
+                game.hint(viewer)
             elif kind == "unknown":
                 viewer.message(f"unknown command {token!r} ({HELP_TEXT})")
             elif action is not None:  # kind == "action"
@@ -221,10 +226,12 @@ def play_terminal(game: HumanGame, viewer: Viewer, lines) -> None:
                 game.show(viewer)
                 for message in messages:
                     viewer.message(message)
+                game.hint(viewer)
 
 
 def play_window(game: HumanGame, viewer: Viewer) -> None:
     game.show(viewer)
+    game.hint(viewer)
     while True:
         key = viewer.wait_key()
         if key is None:  # only after a timeout, and none is asked for
@@ -234,6 +241,7 @@ def play_window(game: HumanGame, viewer: Viewer) -> None:
         if key in keymap.NEW_GAME_KEYS:
             game.new_game()
             game.show(viewer)
+            game.hint(viewer)
             continue
         action = keymap.action_for_key(key)
         if action is None:
@@ -241,6 +249,7 @@ def play_window(game: HumanGame, viewer: Viewer) -> None:
         for message in game.act(action):
             print(message, flush=True)
         game.show(viewer)
+        game.hint(viewer)
 
 
 def main(argv=None) -> int:

@@ -202,9 +202,14 @@ def _recurrent_fn(network: nn.Module, config: SearchConfig):
             mask = mask.at[:, UNDO_ACTION].set(mask[:, UNDO_ACTION] & (undos < config.undo_cap))
         logits, value = _network_outputs(network, config, params, new, mask)
         ended = new.outcome != RUNNING
+        # An UNDO takes the game back, not forward: with honest_undo it is not discounted,
+        # so that putting a bad future off by UNDOing in place never looks like a gain.
+        discount = jnp.float32(config.discount)
+        if config.honest_undo:
+            discount = jnp.where(undo, jnp.float32(1.0), discount)
         output = mctx.RecurrentFnOutput(
             reward=jnp.where(over, 0.0, reward),
-            discount=jnp.where(ended, 0.0, jnp.float32(config.discount)),
+            discount=jnp.where(ended, 0.0, discount),
             prior_logits=logits,
             value=jnp.where(ended, 0.0, value),
         )

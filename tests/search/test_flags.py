@@ -1,0 +1,42 @@
+"""The search's command-line flags: what they set, and clear errors (specs/search.md §6)."""
+
+import pytest
+
+from hackmatrix.commands import evaluate, play, watch_jax
+from hackmatrix.commands.options import search_options
+
+
+def test_evaluate_takes_one_or_more_simulation_counts():
+    args = evaluate.parse_args(["p.npz", "--search", "8", "64", "--search-roots", "2"])
+    assert args.search == [8, 64]
+    assert search_options(args) == {
+        "num_roots": 2,
+        "max_num_considered_actions": 16,
+        "undo_cap": None,
+    }
+    assert evaluate.parse_args(["p.npz"]).search is None
+
+
+def test_watch_and_play_take_one():
+    assert watch_jax.parse_args(["p.npz", "--search", "16"]).search == 16
+    args = play.parse_args(["--hint", "p.npz"])
+    assert args.hint == "p.npz" and args.hint_search == 16
+    assert play.parse_args(["--hint", "p.npz", "--hint-search", "4"]).hint_search == 4
+
+
+@pytest.mark.parametrize(
+    "parse, argv, message",
+    [
+        (evaluate.parse_args, ["p.npz", "--search", "0"], "--search"),
+        (evaluate.parse_args, ["p.npz", "--search", "4", "--search-considered", "29"], "1..28"),
+        (evaluate.parse_args, ["--reports", "a.json", "--search", "4"], "play nothing"),
+        (watch_jax.parse_args, ["p.npz", "--search", "4", "--search-roots", "0"], "roots"),
+        (play.parse_args, ["--hint", "p.npz", "--hint-search", "0"], "--hint-search"),
+        (play.parse_args, ["--search-undo-cap", "-1"], "undo-cap"),
+    ],
+)
+def test_bad_search_flags_are_clear_errors(parse, argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        parse(argv)
+    assert exit_.value.code == 2
+    assert message in capsys.readouterr().err
