@@ -42,18 +42,27 @@ def pooled_label(policies: list[Policy]) -> str:
 
 
 def load_policy_spec(text: str, *, checkpoint_dir: Path | str = "checkpoints") -> Policy:
-    """`random`, `latest`, a `.npz`, a `.pkl` or a run directory -> a `Policy`."""
+    """`random`, `latest`, `pretrained` (the shipped policy), a `.npz`, a `.pkl` or a run
+    directory -> a `Policy`."""
+    from ..pretrained import PRETRAINED_NAME, pretrained_params
     from ..purejaxrl.checkpoint import CheckpointError, latest_run_checkpoint, load_policy
 
     if text == RANDOM:
         return Policy(label=RANDOM)
     try:
-        path = latest_run_checkpoint(Path(checkpoint_dir)) if text == "latest" else Path(text)
+        if text == PRETRAINED_NAME:
+            path = pretrained_params()
+        elif text == "latest":
+            path = latest_run_checkpoint(Path(checkpoint_dir))
+        else:
+            path = Path(text)
         stored = load_policy(path)
-    except CheckpointError as error:
+    except (CheckpointError, FileNotFoundError) as error:
         raise EvaluationError(str(error)) from error
     source = stored.source
     label = f"{source.parent.name}/{source.stem}" if source.parent.name else source.stem
+    if text == PRETRAINED_NAME:
+        label = PRETRAINED_NAME
     return Policy(
         label=label,
         network=stored.network,

@@ -6,6 +6,7 @@
     hackmatrix-evaluate checkpoints/<run> --last-checkpoints 3   # the run's last 3 saves pooled
     hackmatrix-evaluate checkpoints/<run> --checkpoint-updates 220 280 305   # chosen saves
     hackmatrix-evaluate checkpoints/<run> --search 16   # and with the fair search, paired
+    hackmatrix-evaluate --pretrained --search 16      # the shipped policy, with and without search
     hackmatrix-evaluate --reports baseline.json change.json   # plays nothing
     hackmatrix-evaluate --seeds s1.json s2.json s3.json --target 'mean_final_stage>=3'
 
@@ -14,7 +15,8 @@
 
 A policy is a params file (.npz), a checkpoint (.pkl), a run directory (its
 latest checkpoint), `latest` / `--latest` (the newest run under
---checkpoint-dir) or `random` (uniform over the valid actions).
+--checkpoint-dir), `pretrained` / `--pretrained` (the policy that ships with the
+project) or `random` (uniform over the valid actions).
 """
 
 from __future__ import annotations
@@ -90,6 +92,12 @@ def parse_args(argv=None) -> argparse.Namespace:
         "mean_final_stage>=3 or program_use_rate>=25%% (also <=, >, <); repeatable",
     )
     p.add_argument("--latest", action="store_true", help="the newest run under --checkpoint-dir")
+    p.add_argument(
+        "--pretrained",
+        action="store_true",
+        help="the policy that ships with the project (python/hackmatrix/pretrained/MODEL_CARD.md); "
+        "the policy name 'pretrained' means the same, e.g. --compare pretrained random",
+    )
     p.add_argument(
         "--checkpoint-dir",
         default="checkpoints",
@@ -167,13 +175,14 @@ def parse_args(argv=None) -> argparse.Namespace:
         args.model is not None,
         args.compare is not None,
         args.latest,
+        args.pretrained,
         args.reports is not None,
         args.seeds is not None,
     ]
     if sum(given) != 1:
         p.error(
-            "give exactly one of: a policy, --compare POLICY..., --latest, --reports JSON..., "
-            "--seeds JSON..."
+            "give exactly one of: a policy, --compare POLICY..., --latest, --pretrained, "
+            "--reports JSON..., --seeds JSON..."
         )
     if args.last_checkpoints < 1:
         p.error(f"--last-checkpoints must be at least 1, got {args.last_checkpoints}")
@@ -202,6 +211,8 @@ def parse_args(argv=None) -> argparse.Namespace:
 def policy_texts(args) -> list[str]:
     if args.latest:
         return ["latest"]
+    if args.pretrained:
+        return ["pretrained"]
     return args.compare if args.compare is not None else [args.model]
 
 

@@ -11,6 +11,7 @@ are read from standard input, one or more per line: "up", "right", "s",
 
     hackmatrix-play --engine jax --seed 7
     printf 'right\\nup\\ns\\nquit\\n' | hackmatrix-play --engine jax --text
+    hackmatrix-play --hint                            # the shipped policy's search suggests moves
     hackmatrix-play --hint checkpoints/<run>          # the search suggests a move each turn
 
 With `--hint POLICY` a trained network plans every position you reach with the fair
@@ -28,6 +29,7 @@ import sys
 from pathlib import Path
 
 from hackmatrix.commands.options import add_search_flags, check_search_flags, search_options
+from hackmatrix.pretrained import PRETRAINED_NAME
 from hackmatrix.render import action_name, keymap
 from hackmatrix.render.sessions import ENGINES, InvalidActionError, StepOutcome, open_session
 from hackmatrix.render.text import LEGEND
@@ -61,10 +63,13 @@ def parse_args(argv=None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--hint",
+        nargs="?",
+        const=PRETRAINED_NAME,
         default=None,
         metavar="POLICY",
         help="a trained policy (params .npz, checkpoint .pkl or run directory) whose search "
-        "suggests a move at every turn",
+        "suggests a move at every turn; --hint alone uses the policy that ships with the "
+        "project",
     )
     add_search_flags(parser, flag="--hint-search")
     parser.set_defaults(hint_search=16)
@@ -84,11 +89,12 @@ class Hinter:
         import jax
 
         from hackmatrix.jax_cache import enable_compilation_cache
+        from hackmatrix.pretrained import pretrained_params
         from hackmatrix.purejaxrl.checkpoint import load_policy
         from hackmatrix.search.search import Searcher, config_for_policy
 
         enable_compilation_cache()
-        policy = load_policy(Path(path))
+        policy = load_policy(pretrained_params() if path == PRETRAINED_NAME else Path(path))
         self.config = config_for_policy(
             policy.config, num_simulations=simulations, **search_options(args)
         )

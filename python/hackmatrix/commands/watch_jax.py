@@ -7,6 +7,7 @@ A pygame window shows the board when a display is available, otherwise the
 board is printed as text each step. `--record out.gif` (or .mp4) saves one
 frame per step.
 
+    hackmatrix-watch --pretrained --search 16   # the shipped policy, planning
     hackmatrix-watch --latest --episodes 3
     hackmatrix-watch checkpoints/<run>/params_40.npz --engine jax --record run.gif
     hackmatrix-watch checkpoints/<run> --search 16   # plan with the fair search
@@ -33,6 +34,7 @@ from hackmatrix.commands.options import (
     search_options,
 )
 from hackmatrix.names import FIRST_PROGRAM_ACTION, PROGRAM_NAMES, action_name
+from hackmatrix.pretrained import pretrained_params
 from hackmatrix.render import render_rgb, save_recording
 from hackmatrix.render.agent_policy import PolicyLoadError, find_latest_params, load_policy
 from hackmatrix.render.recording import VIDEO_SUFFIXES, video_backend_available
@@ -58,6 +60,11 @@ def parse_args(argv=None) -> argparse.Namespace:
         "--checkpoint-dir",
         default="checkpoints",
         help="where --latest looks (default: checkpoints)",
+    )
+    parser.add_argument(
+        "--pretrained",
+        action="store_true",
+        help="the policy that ships with the project (python/hackmatrix/pretrained/MODEL_CARD.md)",
     )
     parser.add_argument("--episodes", type=int, default=3, help="episodes to play (default 3)")
     parser.add_argument(
@@ -111,8 +118,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     )
     args = parser.parse_args(argv)
     check_search_flags(parser, args)
-    if (args.model_path is None) == (not args.latest):
-        parser.error("give a model path or --latest (not both)")
+    if (args.model_path is not None) + args.latest + args.pretrained != 1:
+        parser.error("give one of: a model path, --latest, --pretrained")
     for name in ("episodes", "max_steps"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be at least 1")
@@ -268,11 +275,16 @@ def play_episode(
 def main(argv=None) -> int:
     args = parse_args(argv)
     try:
-        model_path = find_latest_params(args.checkpoint_dir) if args.latest else args.model_path
+        if args.pretrained:
+            model_path = pretrained_params()
+        elif args.latest:
+            model_path = find_latest_params(args.checkpoint_dir)
+        else:
+            model_path = args.model_path
         policy = load_policy(
             model_path, hidden_dim=args.hidden_dim, num_layers=args.num_layers, seed=args.seed or 0
         )
-    except PolicyLoadError as error:
+    except (PolicyLoadError, FileNotFoundError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     arch = policy.architecture

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime
 import io
+import json
 import os
 import pickle
 import re
@@ -454,11 +455,19 @@ def stored_config(path: Path) -> dict:
 
     A `.pkl` carries it; `params_{N}.npz` takes it from `checkpoint_{N}.pkl`
     beside it, and `final_params.npz` / `interrupted_params.npz` from the
-    run's latest checkpoint (same run, same network).
+    run's latest checkpoint (same run, same network). A parameters file kept on
+    its own (the shipped policy, `hackmatrix/pretrained/`) carries its config in a
+    same-named `.json` beside it: `{"config": {...}}`.
     """
     path = Path(path)
     if path.suffix == ".pkl":
         return dict(load_checkpoint(path)["config"])
+    card = path.with_suffix(".json")
+    if path.suffix == ".npz" and card.is_file():
+        try:
+            return dict(json.loads(card.read_text())["config"])
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            raise CheckpointError(f"{card}: unreadable config ({error})") from error
     match = _PARAMS_RE.match(path.name)
     sibling = path.with_name(f"checkpoint_{match.group(1)}.pkl") if match else None
     if sibling is None or not sibling.is_file():
