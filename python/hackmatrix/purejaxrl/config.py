@@ -646,9 +646,9 @@ class RunOptions:
         DEFAULT_PRESET,
         section="run",
         metavar="NAME|PATH",
-        help="the preset the run starts from: a shipped one (canonical, default, gpu) or a "
-        "TOML file of the same form; values given on the command line or stored in a "
-        "resumed checkpoint win over it (training.md §1.8)",
+        help="the preset the run starts from: a shipped one (canonical, default, gpu, "
+        "expert-iteration) or a TOML file of the same form; values given on the command "
+        "line or stored in a resumed checkpoint win over it (training.md §1.8)",
     )
     print_config: bool = option(
         False,
