@@ -156,6 +156,11 @@ def test_the_start_up_table_names_each_source():
     assert rows["gamma"].rstrip(" |").endswith("0.99  default")
     assert "keep_checkpoints" in rows and "console" not in rows  # run options: when set
     assert "curriculum" not in rows  # none set
+    assert rows["algorithm"].rstrip(" |").endswith("ppo  default")
+    assert "search_simulations" not in rows  # expert iteration's only
+    searching = resolve_command_line(["--preset", "expert-iteration"])
+    cfg.auto_scale_for_batch_size(searching.config)
+    assert "search_simulations" in "\n".join(config_table(searching))
 
 
 # ------------------------------------------------------------------ bad presets
