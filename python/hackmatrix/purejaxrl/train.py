@@ -14,6 +14,11 @@ parameters are replicated and XLA inserts the gradient all-reduce.
 The reward PPO trains on is the env's own, shaped by the layer in `shaping/`
 (one shaper per lever); settings that move during a run are schedules
 (`levers.py`), fed to each update of a chunk as traced inputs.
+
+An algorithm is two parts: how the envs act (`act -> Acted`) and the loss with the
+rollout fields it reads. PPO's are here; `--algorithm expert-iteration` swaps in those
+of `expert_iteration.py` (acting by search, the loss to its improved policy), and
+everything else above is shared (training.md §2.10).
 """
 
 from __future__ import annotations
