@@ -42,6 +42,7 @@ HEAVY_FILES_FIRST = (
     "tests/purejaxrl/test_runs.py",  # 288
     "tests/purejaxrl/test_learning.py",  # 182
     "tests/analysis/test_behaviour.py",  # 177
+    "tests/purejaxrl/test_expert_iteration.py",  # 144 (one worker, load 3): the search's chunk
     "tests/jax_env/test_properties.py",  # 138
     "parity/tests/test_parity_engines.py",  # 131
     "tests/purejaxrl/test_networks.py",  # 120

@@ -40,7 +40,7 @@ def preset_file(tmp_path, text, name="mine.toml"):
 
 
 def test_the_shipped_presets():
-    assert shipped_names() == ["canonical", "default", "gpu"]
+    assert shipped_names() == ["canonical", "default", "expert-iteration", "gpu"]
     assert all(load_preset(name).description for name in shipped_names())
     assert load_preset("canonical").values == {}
     # canonical: today's trainer without flags; every option at its declared default.
@@ -53,6 +53,12 @@ def test_the_shipped_presets():
         "num_envs": 2048,
         "total_timesteps": 100_000_000,
         "keep_checkpoints": 3,
+    }
+    # expert-iteration: the default recipe learned from the search.
+    assert load_preset("expert-iteration").values == {
+        **load_preset("default").values,
+        "algorithm": "expert-iteration",
+        "search_simulations": 8,
     }
 
 
@@ -150,6 +156,11 @@ def test_the_start_up_table_names_each_source():
     assert rows["gamma"].rstrip(" |").endswith("0.99  default")
     assert "keep_checkpoints" in rows and "console" not in rows  # run options: when set
     assert "curriculum" not in rows  # none set
+    assert rows["algorithm"].rstrip(" |").endswith("ppo  default")
+    assert "search_simulations" not in rows  # expert iteration's only
+    searching = resolve_command_line(["--preset", "expert-iteration"])
+    cfg.auto_scale_for_batch_size(searching.config)
+    assert "search_simulations" in "\n".join(config_table(searching))
 
 
 # ------------------------------------------------------------------ bad presets
@@ -195,7 +206,7 @@ def test_a_bad_preset_trains_nothing(tmp_path, capsys):
     assert cli.main(["--preset", path, "--checkpoint-dir", str(checkpoints)]) == 2
     assert "error: preset" in capsys.readouterr().err and not checkpoints.exists()
     assert cli.main(["--preset", "nope", "--checkpoint-dir", str(checkpoints)]) == 2
-    assert "shipped presets: canonical, default, gpu" in capsys.readouterr().err
+    assert "shipped presets: canonical, default, expert-iteration, gpu" in capsys.readouterr().err
 
 
 def test_a_semantic_error_of_a_preset_is_refused_before_anything_is_built(tmp_path, capsys):

@@ -77,6 +77,13 @@ def main(argv=None) -> int:
 
     enable_compilation_cache()
     config = TrainConfig.from_dict(payload["config"])
+    if config.algorithm != "ppo":  # the split below is of PPO's loss
+        print(
+            f"error: {path} was trained with --algorithm {config.algorithm}; "
+            "hackmatrix-gradients splits PPO's loss only",
+            file=sys.stderr,
+        )
+        return 2
     env = load_env(args.env_module)
     step = int(payload["step"])
     curriculum = curriculum_flags.resolve(config)

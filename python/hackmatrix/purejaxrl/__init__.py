@@ -1,4 +1,4 @@
-"""PureJaxRL-style action-masked PPO for the HackMatrix JAX engine.
+"""PureJaxRL-style action-masked PPO (and expert iteration) for the HackMatrix JAX engine.
 
 Modules, each with one job:
     options       how an option is declared; the parser and flag reference made from declarations
@@ -11,6 +11,8 @@ Modules, each with one job:
     distribution  masked sampling, log-probs and entropy
     autoreset     resetting only the envs that finished
     train         make_train: rollout, GAE, epochs/minibatches, jitted chunks
+    expert_iteration  --algorithm expert-iteration: acting by search, the loss to its
+                  improved policy (imports hackmatrix.search, so mctx, only when built)
     metrics       chunk aggregation, console line, metrics.jsonl and W&B
     checkpoint    atomic checkpoint files, loading, resume resolution, run names
     cli           the driver behind scripts/train_purejaxrl.py

@@ -488,6 +488,32 @@ def network_from_config(config: dict) -> nn.Module:
     return build(config)
 
 
+def load_initial_params(path: Path, config: dict, template: Any) -> tuple[Any, Path, dict]:
+    """`--init-from`: the network weights of a `.pkl`, a `.npz` or a run directory (its
+    latest checkpoint), shaped like `template` (this run's freshly initialised params).
+
+    Refuses weights of another network than `config`'s (kind and sizes), naming the flags
+    that would build theirs. Returns (params, the file read, its run's stored config)."""
+    from .network import network_config_from_params
+
+    source = resolve_params_path(path)
+    params = load_params(source)
+    try:
+        found = network_config_from_params(params)
+    except ValueError as error:
+        raise CheckpointError(f"--init-from {source}: {error}") from error
+    shape = ("network", "hidden_dim", "num_layers")
+    if any(found[key] != config[key] for key in shape):
+        flags = " ".join(f"--{key.replace('_', '-')} {found[key]}" for key in shape)
+        wanted = ", ".join(f"{key}={config[key]}" for key in shape)
+        raise CheckpointError(
+            f"--init-from {source}: holds a {found['network']} network of "
+            f"{found['num_layers']} x {found['hidden_dim']}, this run builds {wanted}; "
+            f"give {flags}"
+        )
+    return _match_tree(source, "params", template, params), source, stored_config(source)
+
+
 def load_policy(path: Path) -> StoredPolicy:
     """Network and parameters from a `.pkl`, a `.npz` or a run directory (its latest checkpoint)."""
     source = resolve_params_path(path)

@@ -200,6 +200,11 @@ def resolve_plan(argv: Sequence[str]) -> Plan:
     run = resolve(cli_values, preset).run
     if run.rewind and run.resume is None and run.resume_run is None:
         raise ValueError("--rewind only makes sense together with --resume")
+    if run.init_from is not None and (run.resume is not None or run.resume_run is not None):
+        raise ValueError(
+            "--init-from starts a fresh run from a checkpoint's weights; --resume continues "
+            "one: give one of them"
+        )
     resume_path = payload = None
     if run.resume is not None or run.resume_run is not None:
         from .checkpoint import load_checkpoint, resolve_resume
@@ -258,6 +263,10 @@ def load_game(plan: Plan, env: ModuleType | None) -> tuple[ModuleType, Any]:
     curriculum = curriculum_flags.resolve(config)
     if curriculum is not None:  # the game's own checks, before compiling
         curriculum_flags.env_params_for(env, curriculum, curriculum.p0)
+    if config.algorithm == cfg.EXPERT_ITERATION:
+        from .expert_iteration import check_engine
+
+        check_engine(env)
     return env, curriculum
 
 
@@ -537,6 +546,8 @@ def build(plan: Plan, host: Host, opened: OpenedRun, env: ModuleType, curriculum
                 )
             )
     runner = trainer.init(jax.random.PRNGKey(config.seed))
+    if run.init_from is not None:
+        runner = _init_from(plan, trainer, runner, say)
     if plan.payload is not None:
         from .checkpoint import restore_runner
 
@@ -553,6 +564,30 @@ def build(plan: Plan, host: Host, opened: OpenedRun, env: ModuleType, curriculum
         )
     last_metrics = plan.payload["metrics"] if plan.payload else {}
     return Loop(plan, host, opened, trainer, runner, curriculum, callbacks, start, last_metrics)
+
+
+def _init_from(plan: Plan, trainer: Any, runner: Any, say) -> Any:
+    """`--init-from`: this fresh runner with a checkpoint's network weights (a fresh
+    optimizer and fresh games)."""
+    import jax
+
+    from .checkpoint import load_initial_params
+
+    config = plan.config
+    assert plan.run.init_from is not None
+    template = jax.device_get(runner.train_state.params)
+    params, source, stored = load_initial_params(
+        Path(plan.run.init_from), config.to_dict(), template
+    )
+    params = jax.device_put(params, trainer.replicated)
+    say(f"Initialised the network from {source} (weights only: fresh optimizer and games)")
+    trained_with = stored.get("value_target", "raw") if stored else None
+    if trained_with is not None and trained_with != config.value_target:
+        say(
+            f"Note: {source} learned its value head on the {trained_with} scale, this run "
+            f"trains it on {config.value_target} (the head relearns its scale)"
+        )
+    return runner._replace(train_state=runner.train_state.replace(params=params))
 
 
 # ------------------------------------------------------------------------- loop
@@ -637,9 +672,19 @@ def report_chunk(loop: Loop, metrics: dict, health: HealthMonitor, progress: Pro
     opened.last_logged = update
 
 
+def time_is_up(run: cfg.RunOptions, start_time: float) -> bool:
+    """`--time-limit-minutes`: has the run trained that long? Every process takes process
+    0's answer, as for a timed save (see agree_across_processes)."""
+    if run.time_limit_minutes is None:
+        return False
+    up = time.time() - start_time >= run.time_limit_minutes * 60
+    return agree_across_processes(False, up)[1]
+
+
 def train_loop(loop: Loop) -> int:
-    """Chunks until the run's last update or a stop request; a scheduled save whenever one
-    is due, a final save at the end, an interrupt save on a stop."""
+    """Chunks until the run's last update, its time limit or a stop request; a scheduled
+    save whenever one is due, a final save at the end (or the time limit), an interrupt
+    save on a stop."""
     config, run, say = loop.plan.config, loop.plan.run, loop.host.say
     stop = StopRequest()
     stop.install()
@@ -653,6 +698,7 @@ def train_loop(loop: Loop) -> int:
     health = HealthMonitor()
     health.prime(loop.opened.history)  # a resume continues the windows of the oscillation checks
     first_chunk = True
+    timed_out = False
     warnings.filterwarnings("ignore", message="Some donated buffers were not usable")
     # Every process stops at the same chunk (see agree_across_processes).
     stopping, _ = agree_across_processes(stop.signal_name is not None, False)
@@ -662,6 +708,9 @@ def train_loop(loop: Loop) -> int:
             if first_chunk:
                 first_chunk = False
                 last_save_time = time.time()  # compile time does not count toward the first save
+            timed_out = time_is_up(run, start_time) and loop.update < config.num_updates
+            if timed_out:  # the final save below, as at the end of the budget
+                break
             due = (
                 loop.update - last_save_update >= run.save_interval
                 if run.save_interval is not None
@@ -674,6 +723,11 @@ def train_loop(loop: Loop) -> int:
         if stopping:
             stop.signal_name = stop.signal_name or "a stop request on another process"
             return stop_early(loop, stop.signal_name)
+        if timed_out:
+            say(
+                f"Time limit of {run.time_limit_minutes:g} minutes reached at update "
+                f"{loop.update} of {config.num_updates}: saving (--resume continues the run)"
+            )
         finish(loop)
         say(f"Training completed in {time.time() - start_time:.1f} s")
         say(f"Training complete! Total timesteps: {loop.opened.timesteps:,}")
@@ -711,11 +765,12 @@ def finish(loop: Loop) -> None:
             loop.opened.run_dir / "final_params.npz", loop.runner.train_state.params
         )
         logger.upload(final, "final-model")
+    policy_loss = "policy_loss" if loop.plan.config.algorithm == cfg.EXPERT_ITERATION else "pg_loss"
     loop.host.say(
         "Final metrics: "
         + ", ".join(
             f"{name}: {loop.last_metrics.get('train/' + name, float('nan')):.4f}"
-            for name in ("total_loss", "pg_loss", "vf_loss", "entropy", "mean_reward")
+            for name in ("total_loss", policy_loss, "vf_loss", "entropy", "mean_reward")
         )
     )
     print_summary(loop)

@@ -38,6 +38,11 @@ PROGRAM_BONUS_SCALES = ("flat", "spawn-cost")
 VALUE_TARGETS = ("raw", "symlog")
 # The preset a run uses unless `--preset` names another (presets/default.toml).
 DEFAULT_PRESET = "default"
+# `--algorithm`: how the network learns (training.md §2, §2.10).
+ALGORITHMS = ("ppo", "expert-iteration")
+EXPERT_ITERATION = "expert-iteration"
+# The actions a search's root can consider (the game's 28).
+SEARCH_ACTIONS = 28
 
 
 # ------------------------------------------------------------- value parsers
@@ -90,6 +95,16 @@ def _reward_weights_arg(text: str, flag: str = "--reward-weights") -> dict[str, 
 
 def _final_reward_weights_arg(text: str) -> dict[str, float] | None:
     return _reward_weights_arg(text, "--reward-weights-final")
+
+
+def _positive_minutes(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of minutes, got {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a positive number of minutes, got {text}")
+    return value
 
 
 def format_count(n: int) -> str:
@@ -150,6 +165,40 @@ class TrainConfig:
         show=_off_when(0),
     )
     seed: int = option(0, section="rollout", help="seed of the root PRNG key")
+
+    # -- algorithm (expert_iteration.py)
+    algorithm: str = option(
+        "ppo",
+        section="algorithm",
+        choices=ALGORITHMS,
+        help="ppo: masked PPO (training.md §2); expert-iteration: every env step is a "
+        "Gumbel MuZero search over the JAX engine from a fair root, the env plays the "
+        "search's action and the policy learns the search's improved policy (training.md "
+        "§2.10); a resume may switch, and a checkpoint from before the flag is ppo",
+    )
+    search_simulations: int = option(
+        8,
+        section="algorithm",
+        metavar="N",
+        help="expert iteration: simulations of each step's search (its cost grows with N)",
+        label="search simulations",
+    )
+    search_considered: int = option(
+        16,
+        section="algorithm",
+        metavar="K",
+        help="expert iteration: root actions the search's sequential halving starts from "
+        f"(1..{SEARCH_ACTIONS})",
+        label="search's considered actions",
+    )
+    search_gumbel_scale: float = option(
+        1.0,
+        section="algorithm",
+        metavar="S",
+        help="expert iteration: the Gumbel noise at the search's root, its exploration "
+        "(0: the top prior actions, no noise)",
+        label="search's Gumbel scale",
+    )
 
     # -- PPO
     lr: float = option(
@@ -463,6 +512,18 @@ class RunOptions:
     """How and where this process runs: logging, checkpoint files, resume, devices. Not
     stored in checkpoints and never changes what is trained."""
 
+    # -- rollout, budget and seed
+    time_limit_minutes: float | None = option(
+        None,
+        section="rollout",
+        parse=_positive_minutes,
+        metavar="MINUTES",
+        help="stop at the end of the first chunk that ends this many minutes after training "
+        "started (the first chunk's compile included) and save a final checkpoint, as at the "
+        "end of the budget; a resume continues the run (training.md §2.8); unset: no limit",
+        show=_off_when(None),
+    )
+
     # -- logging
     console: str = option(
         "brief",
@@ -570,15 +631,24 @@ class RunOptions:
         action="store_true",
         help="on resume keep the weights but start Adam fresh",
     )
+    init_from: str | None = option(
+        None,
+        section="resume",
+        metavar="CHECKPOINT",
+        help="start a fresh run from the network weights of a checkpoint .pkl, a params "
+        ".npz or a run directory (its latest checkpoint): weights only, with a fresh "
+        "optimizer, fresh games and this command line's recipe, e.g. expert iteration "
+        "from a PPO run (training.md §4.4); the network must match",
+    )
 
     # -- presets, devices and other
     preset: str = option(
         DEFAULT_PRESET,
         section="run",
         metavar="NAME|PATH",
-        help="the preset the run starts from: a shipped one (canonical, default, gpu) or a "
-        "TOML file of the same form; values given on the command line or stored in a "
-        "resumed checkpoint win over it (training.md §1.8)",
+        help="the preset the run starts from: a shipped one (canonical, default, gpu, "
+        "expert-iteration) or a TOML file of the same form; values given on the command "
+        "line or stored in a resumed checkpoint win over it (training.md §1.8)",
     )
     print_config: bool = option(
         False,
@@ -797,6 +867,7 @@ def validate(config: TrainConfig) -> None:
             f"--ent-coef-programs must be a finite number >= 0, got {config.ent_coef_programs}"
         )
     check_program_levers_delay(config)
+    check_algorithm(config)
     if not isinstance(config.max_episode_steps, int) or config.max_episode_steps < 0:
         raise ValueError(
             "--max-episode-steps must be a whole number of actions >= 0 (0: no limit), "
@@ -886,6 +957,28 @@ def check_ent_coef_schedule(config: TrainConfig) -> None:
         raise ValueError(
             f"--ent-coef-anneal must be a fraction of training in (0, 1], got {anneal}"
         )
+
+
+def check_algorithm(config: TrainConfig) -> None:
+    """`--algorithm` and the search options of expert iteration (checked whatever the
+    algorithm, so a preset or checkpoint never carries a value a later switch would refuse)."""
+    if config.algorithm not in ALGORITHMS:
+        raise ValueError(f"--algorithm must be {' or '.join(ALGORITHMS)}, got {config.algorithm!r}")
+    simulations = config.search_simulations
+    if not isinstance(simulations, int) or simulations < 1:
+        raise ValueError(
+            f"--search-simulations must be a whole number >= 1 (simulations per searched "
+            f"step), got {simulations!r}"
+        )
+    considered = config.search_considered
+    if not isinstance(considered, int) or not 1 <= considered <= SEARCH_ACTIONS:
+        raise ValueError(
+            f"--search-considered must be a whole number in 1..{SEARCH_ACTIONS} (root actions "
+            f"of the search), got {considered!r}"
+        )
+    scale = config.search_gumbel_scale
+    if not (math.isfinite(scale) and scale >= 0):
+        raise ValueError(f"--search-gumbel-scale must be a finite number >= 0, got {scale}")
 
 
 def check_program_levers_delay(config: TrainConfig) -> None:

@@ -105,9 +105,7 @@ def chunk_line(
         f"length {_num(metrics, 'train/mean_episode_length', '.1f')}",
         f"stage max {'-' if stage_max is None else f'{stage_max:.0f}'} "
         f"mean {_num(metrics, 'stats/mean_final_stage', '.2f')}",
-        f"entropy {_num(metrics, 'train/entropy', '.3f')} "
-        f"kl {_num(metrics, 'train/approx_kl', '.4f')} "
-        f"clip {_num(metrics, 'train/clip_frac', '.3f')}",
+        f"entropy {_num(metrics, 'train/entropy', '.3f')} " + _step_size(metrics),
         f"siphon {_num(metrics, 'actions/siphon_frac', '.4f')} "
         f"program {_num(metrics, 'actions/program_frac', '.4f')}",
     ]
@@ -117,6 +115,20 @@ def chunk_line(
             "eval " + " ".join(f"{k[5:]} {format_value(v)}" for k, v in sorted(evals.items()))
         )
     return " | ".join(parts)
+
+
+def _step_size(metrics: dict) -> str:
+    """PPO's step size (KL, clip fraction); for expert iteration how far the network is
+    from its search (KL(search || network), the share of steps their best actions agree)."""
+    if "search/kl" in metrics:
+        return (
+            f"search kl {_num(metrics, 'search/kl', '.3f')} "
+            f"agree {_num(metrics, 'search/agreement', '.3f')}"
+        )
+    return (
+        f"kl {_num(metrics, 'train/approx_kl', '.4f')} "
+        f"clip {_num(metrics, 'train/clip_frac', '.3f')}"
+    )
 
 
 def grouped_table(metrics: dict, columns: int = 3) -> str:

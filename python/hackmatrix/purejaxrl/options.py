@@ -46,6 +46,7 @@ class Section:
 
 SECTIONS: tuple[Section, ...] = (
     Section("rollout", "rollout, budget and seed", "Rollout"),
+    Section("algorithm", "algorithm: PPO or expert iteration (training.md §2.10)", "Algorithm"),
     Section("ppo", "PPO", "PPO"),
     Section("network", "network and value head (training.md §2.3, §2.6)", "Network"),
     Section(

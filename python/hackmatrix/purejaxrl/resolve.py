@@ -188,7 +188,8 @@ DERIVED_ROWS = {
 def config_table(resolved: Resolved) -> list[str]:
     """The start-up configuration: every training option with its value and source, the
     sizes derived from them, and the run options not at their defaults. A curriculum
-    appears only when one is set (the "Curriculum:" line says so otherwise)."""
+    appears only when one is set (the "Curriculum:" line says so otherwise), the search's
+    options only with expert iteration."""
     config, sources = resolved.config, resolved.sources
     rows: list[tuple[str, str, str] | str] = []
     for section in SECTIONS:
@@ -227,10 +228,13 @@ def _shown(item: Declared, resolved: Resolved) -> bool:
         return resolved.sources[item.name] != DEFAULT
     if item.spec.section == "curriculum":
         return any(getattr(resolved.config, n) != OPTION_BY_NAME[n].default for n in CURRICULUM)
+    if item.name in SEARCH:  # the search's options mean something for expert iteration only
+        return resolved.config.algorithm == cfg.EXPERT_ITERATION
     return True
 
 
 CURRICULUM = tuple(item.name for item in OPTIONS if item.spec.section == "curriculum")
+SEARCH = tuple(item.name for item in OPTIONS if item.name.startswith("search_"))
 
 
 def parser_with_presets() -> Any:

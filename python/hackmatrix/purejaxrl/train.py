@@ -14,13 +14,18 @@ parameters are replicated and XLA inserts the gradient all-reduce.
 The reward PPO trains on is the env's own, shaped by the layer in `shaping/`
 (one shaper per lever); settings that move during a run are schedules
 (`levers.py`), fed to each update of a chunk as traced inputs.
+
+An algorithm is two parts: how the envs act (`act -> Acted`) and the loss with the
+rollout fields it reads. PPO's are here; `--algorithm expert-iteration` swaps in those
+of `expert_iteration.py` (acting by search, the loss to its improved policy), and
+everything else above is shared (training.md §2.10).
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any, NamedTuple
 
@@ -35,7 +40,7 @@ from jax.sharding import PartitionSpec as P
 from ..names import FIRST_PROGRAM_ACTION
 from . import curriculum_flags, distribution, levers, shaping
 from .autoreset import make_auto_reset
-from .config import TrainConfig
+from .config import EXPERT_ITERATION, TrainConfig
 from .network import NUM_ACTIONS, OBS_SIZE, make_network
 from .schedule import Schedule
 from .value_target import make_value_scale
@@ -84,6 +89,19 @@ class Transition(NamedTuple):
     # is then also true) and f32[E] V(last observation) there, 0 elsewhere; else None.
     truncated: Any = None
     truncation_value: Any = None
+    # With --algorithm expert-iteration: the step's search (expert_iteration.SearchStep),
+    # whose improved policy is the policy target; else None.
+    search: Any = None
+
+
+class Acted(NamedTuple):
+    """How the envs acted on one step: the actions and what the learner keeps of them."""
+
+    action: jnp.ndarray  # i32[E]
+    empty: jnp.ndarray  # bool[E]: no legal action (action 0 was taken, and counted)
+    log_prob: jnp.ndarray  # f32[E]: the network's log-probability of the action
+    value: jnp.ndarray  # f32[E]: the network's V(o_t), in return units
+    search: Any = None  # expert iteration's SearchStep; None for PPO
 
 
 class LossInputs(NamedTuple):
@@ -288,10 +306,18 @@ def _build_trainer(config: TrainConfig, env: ModuleType, env_params: Any, mesh: 
             schedules, first_update, config.log_interval, config.num_updates, env, curriculum
         )
 
-    env_step = _make_env_step(parts)
+    loss_inputs: Callable[[Transition], Any]
+    if config.algorithm == EXPERT_ITERATION:  # the search is imported only for it (mctx)
+        from . import expert_iteration
+
+        act = expert_iteration.make_act(parts.network, parts.value_scale, config, env)
+        loss_fn = expert_iteration.make_loss(config, parts.network, parts.value_scale)
+        loss_inputs = expert_iteration.loss_inputs
+    else:
+        act, loss_fn, loss_inputs = _make_policy_act(parts), _make_loss(parts), ppo_loss_inputs
+    env_step = _make_env_step(parts, act)
     compute_gae = _make_gae(config)
-    loss_fn = _make_loss(parts)
-    learn = _make_learn(parts, loss_fn)
+    learn = _make_learn(parts, loss_fn, loss_inputs)
     rollout = _make_rollout(parts, env_step)
     update = _make_update(parts, rollout, compute_gae, learn)
     phases = {
@@ -354,8 +380,23 @@ def _make_init(parts: _Parts):
     return init
 
 
-def _make_env_step(parts: _Parts):
-    """One batched env step: act, step, truncate, auto-reset, shape the reward."""
+def _make_policy_act(parts: _Parts):
+    """PPO's acting: a sample from the network's masked policy."""
+    network, value_scale = parts.network, parts.value_scale
+
+    def act(params, runner: RunnerState, mask, key) -> Acted:
+        logits, head = network.apply(params, runner.obs)
+        value = value_scale.to_value(head)
+        action, empty = distribution.sample(key, logits, mask)
+        log_prob = distribution.log_prob(logits, mask, action)
+        return Acted(action, empty, log_prob, value)
+
+    return act
+
+
+def _make_env_step(parts: _Parts, act):
+    """One batched env step: act (`act(params, runner, mask, key) -> Acted`), step,
+    truncate, auto-reset, shape the reward."""
     config, env, network, value_scale = parts.config, parts.env, parts.network, parts.value_scale
     num_envs, max_episode_steps = config.num_envs, config.max_episode_steps  # 0: no limit
     v_step = jax.vmap(env.step, in_axes=(0, 0, 0, None))
@@ -369,10 +410,8 @@ def _make_env_step(parts: _Parts):
         rng, act_key, step_key, reset_key = jax.random.split(runner.rng, 4)
 
         mask = v_mask(runner.env_state)
-        logits, head = network.apply(params, runner.obs)
-        value = value_scale.to_value(head)
-        action, empty = distribution.sample(act_key, logits, mask)
-        log_prob = distribution.log_prob(logits, mask, action)
+        acted = act(params, runner, mask, act_key)
+        action = acted.action
 
         next_obs, next_state, reward, done, info = v_step(
             jax.random.split(step_key, num_envs), runner.env_state, action, env_params
@@ -407,12 +446,12 @@ def _make_env_step(parts: _Parts):
             action=action,
             reward=trained,
             done=done,
-            log_prob=log_prob,
-            value=value,
+            log_prob=acted.log_prob,
+            value=acted.value,
             mask=mask,
             completed_return=jnp.where(done, episode_return, 0.0),
             completed_length=jnp.where(done, episode_length, 0),
-            empty_mask=empty,
+            empty_mask=acted.empty,
             components=components,
             stage=info["stage"],
             env_reward=reward if parts.shapers else None,
@@ -420,6 +459,7 @@ def _make_env_step(parts: _Parts):
             shaping_terms=terms,
             truncated=truncated,
             truncation_value=truncation_value,
+            search=acted.search,
         )
         new_runner = runner._replace(
             env_state=sharded(next_state),
@@ -454,6 +494,19 @@ def _make_gae(config: TrainConfig):
     return compute_gae
 
 
+def program_choice_bonus(logits, mask, ent_coef_programs):
+    """`--ent-coef-programs`' term (what the loss subtracts) and its two metrics."""
+    # Averaged over every step like the entropy: steps without the choice add 0.
+    program_entropy = distribution.group_entropy(logits, mask, PROGRAM_ACTIONS)
+    split = distribution.two_way_split(mask, PROGRAM_ACTIONS)
+    metrics = {
+        # Logged over the steps with the choice only, so it reads on the 0..ln 2 scale.
+        "train/program_choice_entropy": jnp.sum(program_entropy) / jnp.maximum(jnp.sum(split), 1),
+        "train/program_choice_steps": jnp.mean(split),
+    }
+    return ent_coef_programs * program_entropy.mean(), metrics
+
+
 def _make_loss(parts: _Parts):
     config, network, value_scale = parts.config, parts.network, parts.value_scale
 
@@ -476,15 +529,8 @@ def _make_loss(parts: _Parts):
         total = pg_loss + config.vf_coef * vf_loss - ent_coef * entropy
         extra = {}
         if ent_coef_programs is not None:
-            # Averaged over every step like the entropy: steps without the choice add 0.
-            program_entropy = distribution.group_entropy(logits, traj.mask, PROGRAM_ACTIONS)
-            total = total - ent_coef_programs * program_entropy.mean()
-            split = distribution.two_way_split(traj.mask, PROGRAM_ACTIONS)
-            # Logged over the steps with the choice only, so it reads on the 0..ln 2 scale.
-            extra["train/program_choice_entropy"] = jnp.sum(program_entropy) / jnp.maximum(
-                jnp.sum(split), 1
-            )
-            extra["train/program_choice_steps"] = jnp.mean(split)
+            bonus, extra = program_choice_bonus(logits, traj.mask, ent_coef_programs)
+            total = total - bonus
         return total, {
             **extra,
             "train/total_loss": total,
@@ -499,7 +545,13 @@ def _make_loss(parts: _Parts):
     return loss_fn
 
 
-def _make_learn(parts: _Parts, loss_fn):
+def ppo_loss_inputs(traj: Transition) -> LossInputs:
+    """What PPO's loss reads of a rollout (nothing else goes into the minibatches)."""
+    return LossInputs(obs=traj.obs, mask=traj.mask, action=traj.action, log_prob=traj.log_prob)
+
+
+def _make_learn(parts: _Parts, loss_fn, loss_inputs):
+    """`loss_inputs(traj)`: the fields of a rollout that `loss_fn` reads."""
     config = parts.config
     batch_size, num_minibatches = config.batch_size, config.num_minibatches
 
@@ -549,9 +601,7 @@ def _make_learn(parts: _Parts, loss_fn):
         `ent_coef` (traced, scheduled) replaces `config.ent_coef`; None keeps the constant.
         Likewise `ent_coef_programs` (`--ent-coef-programs`): None leaves the term out."""
         # Only what loss_fn reads goes into the minibatches (not rewards, metrics...).
-        inputs = LossInputs(
-            obs=traj.obs, mask=traj.mask, action=traj.action, log_prob=traj.log_prob
-        )
+        inputs = loss_inputs(traj)
         flat = jax.tree_util.tree_map(
             lambda x: x.reshape((batch_size,) + x.shape[2:]), (inputs, advantages, targets)
         )
@@ -588,6 +638,10 @@ def rollout_metrics(traj: Transition, reward_names: Sequence[str]) -> dict[str, 
         metrics[f"train/{name}"] = term.mean()
     if traj.truncated is not None:
         metrics["train/truncated_episodes"] = traj.truncated.sum().astype(jnp.float32)
+    if traj.search is not None:
+        from .expert_iteration import search_metrics
+
+        metrics.update(search_metrics(traj.search))
     component_means = traj.components.mean(axis=(0, 1))
     for i, name in enumerate(reward_names):
         metrics[f"reward/{name}"] = component_means[i]

@@ -1,0 +1,161 @@
+"""Expert iteration: the network learns from the search (training.md §2.10).
+
+`--algorithm expert-iteration` is PPO's trainer with two parts swapped (train.py builds
+the rest: rollout, reward shaping, auto-reset, curriculum, GAE, minibatches, chunks):
+
+- acting: every env step searches the batch of games (Gumbel MuZero over the JAX engine
+  from a fair root, `hackmatrix.search`, with the current parameters); each env plays its
+  search's action, mctx's sequential-halving winner under Gumbel noise, which is the
+  exploration; the step keeps the search's improved policy as the policy target;
+- learning (Gumbel AlphaZero, Danihelka et al. 2022): the cross-entropy from the improved
+  policy to the network's masked policy, the value loss toward PPO's GAE(lambda) returns on
+  the same `--value-target` scale, and PPO's entropy terms.
+
+The search (and with it mctx) is imported only when a trainer for this algorithm is built.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+from . import distribution
+from .config import TrainConfig
+from .train import Acted, program_choice_bonus
+
+# The game the search can model: its engine steps the states the trainer carries.
+ENGINE_MODULE = "hackmatrix.jax_env"
+
+
+class SearchStep(NamedTuple):
+    """What one env step keeps of its search (batched over envs)."""
+
+    policy_target: jax.Array  # f32[E, 28]: the improved policy (0 on illegal actions)
+    value: jax.Array  # f32[E]: the search's value of the position, in return units
+    agrees: jax.Array  # bool[E]: the network's greedy action is the improved policy's argmax
+    kl: jax.Array  # f32[E]: KL(improved policy || the network's policy) at acting time
+
+
+class LossInputs(NamedTuple):
+    """The per-step fields of a Transition that this loss reads."""
+
+    obs: jax.Array
+    mask: jax.Array
+    policy_target: jax.Array
+
+
+def loss_inputs(traj: Any) -> LossInputs:
+    return LossInputs(obs=traj.obs, mask=traj.mask, policy_target=traj.search.policy_target)
+
+
+def search_config(config: TrainConfig) -> Any:
+    """The search each env step runs: the run's options, its gamma as the discount, its
+    value head's scale, and mctx's own Gumbel sequential-halving action."""
+    from ..search.search import SearchConfig
+
+    return SearchConfig(
+        num_simulations=config.search_simulations,
+        max_num_considered_actions=config.search_considered,
+        discount=config.gamma,
+        gumbel_scale=config.search_gumbel_scale,
+        value_target=config.value_target,
+        selection="halving",
+    )
+
+
+def check_engine(env: ModuleType) -> None:
+    """The search models the game with the JAX engine itself, so no other game will do."""
+    name = getattr(env, "__name__", repr(env))
+    if name != ENGINE_MODULE:
+        raise ValueError(
+            f"--algorithm expert-iteration searches with the JAX engine ({ENGINE_MODULE}) "
+            f"as its model; it cannot train --env-module {name}"
+        )
+
+
+def _cross_entropy(target: jax.Array, log_p: jax.Array) -> jax.Array:
+    """-sum target log p per row (0 x log p where the target is 0: illegal actions)."""
+    return -jnp.sum(jnp.where(target > 0, target * log_p, 0.0), axis=-1)
+
+
+def _entropy(target: jax.Array) -> jax.Array:
+    return _cross_entropy(target, jnp.log(jnp.where(target > 0, target, 1.0)))
+
+
+def _masked_log_policy(logits: jax.Array, mask: jax.Array) -> jax.Array:
+    return jax.nn.log_softmax(distribution.masked_logits(logits, mask), axis=-1)
+
+
+def make_act(network: Any, value_scale: Any, config: TrainConfig, env: ModuleType):
+    """Acting by search: `act(params, runner, mask, key) -> Acted` for train.py's env step."""
+    check_engine(env)
+    from ..search.search import search
+
+    searching = search_config(config)
+
+    def act(params, runner, mask, key) -> Acted:
+        logits, head = network.apply(params, runner.obs)
+        keys = jax.random.split(key, runner.obs.shape[0])  # one search key per game
+        out = search(params, keys, runner.env_state, network=network, config=searching)
+        log_p = _masked_log_policy(logits, mask)
+        action = out.action
+        best = jnp.argmax(jnp.where(mask, out.weights, -1.0), axis=-1)
+        step = SearchStep(
+            policy_target=out.weights,
+            value=out.value,
+            agrees=distribution.greedy(logits, mask) == best,
+            kl=_cross_entropy(out.weights, log_p) - _entropy(out.weights),
+        )
+        return Acted(
+            action=action,
+            empty=~jnp.any(mask, axis=-1),  # the search then played 0, as PPO does
+            log_prob=jnp.take_along_axis(log_p, action[:, None], axis=-1)[:, 0],
+            value=value_scale.to_value(head),
+            search=step,
+        )
+
+    return act
+
+
+def make_loss(config: TrainConfig, network: Any, value_scale: Any):
+    """The loss of one minibatch, called as PPO's is (`loss_fn(params, batch, ent_coef,
+    ent_coef_programs)`, the batch `(LossInputs, advantages, value targets)`)."""
+
+    def loss_fn(params, batch, ent_coef=None, ent_coef_programs=None):
+        inputs, _advantages, targets = batch  # the advantages are PPO's alone
+        ent_coef = config.ent_coef if ent_coef is None else ent_coef
+        logits, head = network.apply(params, inputs.obs)
+        log_p = _masked_log_policy(logits, inputs.mask)
+        cross_entropy = _cross_entropy(inputs.policy_target, log_p)
+        policy_loss = cross_entropy.mean()
+        vf_loss = 0.5 * jnp.mean((head - value_scale.to_head(targets)) ** 2)
+        entropy = distribution.entropy(logits, inputs.mask).mean()
+        total = policy_loss + config.vf_coef * vf_loss - ent_coef * entropy
+        extra = {}
+        if ent_coef_programs is not None:
+            bonus, extra = program_choice_bonus(logits, inputs.mask, ent_coef_programs)
+            total = total - bonus
+        return total, {
+            **extra,
+            "train/total_loss": total,
+            "train/policy_loss": policy_loss,
+            "train/policy_kl": jnp.mean(cross_entropy - _entropy(inputs.policy_target)),
+            "train/vf_loss": vf_loss,
+            "train/ent_loss": -entropy,
+            "train/entropy": entropy,
+        }
+
+    return loss_fn
+
+
+def search_metrics(step: SearchStep) -> dict[str, jax.Array]:
+    """The rollout's `search/*` metrics (training.md §3.2)."""
+    return {
+        "search/agreement": jnp.mean(step.agrees.astype(jnp.float32)),
+        "search/kl": jnp.mean(step.kl),
+        "search/target_entropy": jnp.mean(_entropy(step.policy_target)),
+        "search/value": jnp.mean(step.value),
+    }

@@ -1,0 +1,280 @@
+"""`--algorithm expert-iteration` (training.md §2.10): the network learns from the search.
+
+One compiled chunk serves every run here (4 envs x 8 steps, a 32-wide network, 2
+simulations of 4 considered actions): the first run compiles it, and the resume, the
+`--init-from` run and the time-limited run reuse the trainer already built (train.py keeps
+it per config). The learning step is checked on its own, without the search.
+"""
+
+import json
+import types
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from conftest import TINY_FLAGS
+
+from hackmatrix.purejaxrl import cli
+from hackmatrix.purejaxrl import config as cfg
+from hackmatrix.purejaxrl.checkpoint import (
+    CheckpointError,
+    load_checkpoint,
+    load_initial_params,
+    save_checkpoint,
+)
+from hackmatrix.purejaxrl.network import NUM_ACTIONS, OBS_SIZE, make_network
+from hackmatrix.purejaxrl.resolve import resolve_command_line
+
+jax_env = pytest.importorskip("hackmatrix.jax_env")
+
+ENVS, STEPS = 4, 8
+BATCH = ENVS * STEPS
+BATCH_FLAGS = [
+    *TINY_FLAGS,
+    "--num-envs",
+    str(ENVS),
+    "--num-steps",
+    str(STEPS),
+    "--update-epochs",
+    "1",
+    "--no-episode-gif",
+]
+EI_FLAGS = [
+    *BATCH_FLAGS,
+    "--algorithm",
+    "expert-iteration",
+    "--search-simulations",
+    "2",
+    "--search-considered",
+    "4",
+]
+
+
+def train(tmp_path, name, updates, *flags):
+    """A run of the real game through the CLI; returns (exit code, its run directory)."""
+    argv = [*EI_FLAGS, "--total-timesteps", str(updates * BATCH), *flags]
+    code = cli.main([*argv, "--checkpoint-dir", str(tmp_path), "--run-name", name])
+    return code, tmp_path / name
+
+
+def metrics_of(run_dir):
+    return [json.loads(line) for line in (run_dir / "metrics.jsonl").open()]
+
+
+def params_of(path):
+    return jax.tree_util.tree_leaves(load_checkpoint(path)["params"])
+
+
+# ---------------------------------------------------------------- bad input, no compile
+
+
+def test_bad_input_is_a_clear_error(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        cfg.build_parser().parse_args(["--algorithm", "alphazero"])
+    assert "--algorithm: invalid choice: 'alphazero'" in capsys.readouterr().err
+    refused = {
+        "search_simulations": (0, "--search-simulations must be a whole number >= 1"),
+        "search_considered": (29, r"--search-considered must be a whole number in 1\.\.28"),
+        "search_gumbel_scale": (-1.0, "--search-gumbel-scale must be a finite number >= 0"),
+        "algorithm": ("alphazero", "--algorithm must be ppo or expert-iteration"),
+    }
+    for name, (value, message) in refused.items():
+        config = cfg.TrainConfig(**{name: value})
+        cfg.auto_scale_for_batch_size(config)
+        with pytest.raises(ValueError, match=message):
+            cfg.validate(config)
+    with pytest.raises(SystemExit):
+        cfg.build_parser().parse_args(["--time-limit-minutes", "0"])
+    assert "must be a positive number of minutes" in capsys.readouterr().err
+    # Errors of the CLI, before a run directory exists: the search models only the engine,
+    # and --init-from starts a fresh run where --resume continues one.
+    code, run_dir = train(tmp_path, "standin", 3, "--env-module", "standin_env")
+    assert code == 2 and not run_dir.exists()
+    assert "searches with the JAX engine" in capsys.readouterr().err
+    code, _ = train(tmp_path, "both", 3, "--init-from", "x.pkl", "--resume", "y")
+    assert code == 2 and "give one of them" in capsys.readouterr().err
+
+
+def test_ppo_is_the_default_and_older_checkpoints_resume_as_ppo():
+    assert cfg.TrainConfig().algorithm == "ppo"
+    assert resolve_command_line([]).config.algorithm == "ppo"
+    assert resolve_command_line(["--preset", "expert-iteration"]).config.algorithm == (
+        "expert-iteration"
+    )
+    # A checkpoint from before the option stores no algorithm: it trained with PPO, whatever
+    # the preset says; a flag on the resume switches it.
+    assert resolve_command_line(["--preset", "expert-iteration"], stored={}).config.algorithm == (
+        "ppo"
+    )
+    switched = resolve_command_line(["--algorithm", "expert-iteration"], stored={})
+    assert switched.config.algorithm == "expert-iteration"
+
+
+# --------------------------------------------------------------- the learning step
+
+
+def test_one_update_moves_the_policy_toward_the_search_targets():
+    """On a fixed batch the loss is the cross-entropy to the improved policy plus the value
+    loss, as computed by hand, and one update (the trainer's own learn: minibatches,
+    epochs, Adam, clip) lowers both."""
+    from flax.training.train_state import TrainState
+
+    from hackmatrix.purejaxrl import train as train_module
+    from hackmatrix.purejaxrl.expert_iteration import LossInputs
+
+    config = cfg.TrainConfig(
+        num_envs=ENVS,
+        num_steps=STEPS,
+        hidden_dim=32,
+        num_minibatches=2,
+        update_epochs=2,
+        lr=3e-3,
+        max_grad_norm=10.0,
+        ent_coef=0.0,
+        algorithm="expert-iteration",
+    )
+    trainer = train_module.make_train(config, jax_env)
+    rng = np.random.default_rng(0)
+    shape = (STEPS, ENVS)
+    mask = rng.random((*shape, NUM_ACTIONS)) < 0.3
+    mask[..., 0] = True  # a legal move everywhere
+    target = np.where(mask, rng.random((*shape, NUM_ACTIONS)) ** 4, 0.0)
+    target = (target / target.sum(-1, keepdims=True)).astype(np.float32)
+    obs = (rng.random((*shape, OBS_SIZE)) < 0.05).astype(np.float32)  # sparse, as the game's
+    returns = rng.normal(size=shape).astype(np.float32)
+    params = trainer.network.init(jax.random.PRNGKey(1), jnp.zeros((1, OBS_SIZE)))
+    state = TrainState.create(apply_fn=trainer.network.apply, params=params, tx=trainer.optimizer)
+
+    def by_hand(p):
+        logits, value = trainer.network.apply(p, obs)
+        log_p = jax.nn.log_softmax(jnp.where(mask, logits, -1e9))
+        cross_entropy = -np.sum(np.where(target > 0, target * log_p, 0.0), -1).mean()
+        return float(cross_entropy), float(0.5 * np.mean((value - returns) ** 2))
+
+    total, reported = trainer.phases["loss_fn"](
+        params, (LossInputs(obs, mask, target), np.zeros(shape), returns)
+    )
+    ce, vf = by_hand(params)
+    np.testing.assert_allclose(float(reported["train/policy_loss"]), ce, rtol=1e-5)
+    np.testing.assert_allclose(float(reported["train/vf_loss"]), vf, rtol=1e-5)
+    np.testing.assert_allclose(float(total), ce + config.vf_coef * vf, rtol=1e-5)
+    assert float(reported["train/policy_kl"]) > 0  # random targets: the network is elsewhere
+
+    def update(state, obs, mask, target, returns):
+        traj = types.SimpleNamespace(
+            obs=obs, mask=mask, search=types.SimpleNamespace(policy_target=target)
+        )
+        learn = trainer.phases["learn"]
+        return learn(state, jax.random.PRNGKey(2), traj, jnp.zeros(shape), returns)[0]
+
+    new_state = jax.jit(update)(state, obs, mask, target, returns)
+    after = by_hand(new_state.params)
+    assert after[0] < ce - 0.1  # the policy moved toward the targets (2.10 -> 1.92)
+    assert after[1] < vf  # and the value toward the returns
+
+
+# ------------------------------------------------------------------ through the CLI
+
+
+@pytest.fixture(scope="module")
+def ei_run(tmp_path_factory):
+    """Three updates of expert iteration (two chunks) through the CLI."""
+    root = tmp_path_factory.mktemp("ei")
+    code, run_dir = train(root, "ei", 3)
+    assert code == 0
+    return root, run_dir
+
+
+def test_a_run_writes_checkpoints_and_search_metrics(ei_run):
+    _, run_dir = ei_run
+    payload = load_checkpoint(run_dir / "checkpoint_3.pkl")
+    assert payload["config"]["algorithm"] == "expert-iteration"
+    assert payload["config"]["search_simulations"] == 2
+    records = [r for r in metrics_of(run_dir) if "search/kl" in r]
+    assert [r["update"] for r in records] == [2, 3]
+    for record in records:
+        assert 0.0 <= record["search/agreement"] <= 1.0
+        assert record["search/kl"] >= -1e-5 and record["search/target_entropy"] >= 0.0
+        assert np.isfinite(record["train/policy_loss"]) and np.isfinite(record["train/vf_loss"])
+        assert "train/approx_kl" not in record  # PPO's, not computed here
+        assert record["stats/empty_mask_steps"] == 0
+    assert (run_dir / "final_params.npz").is_file()
+
+
+def test_its_checkpoint_plays_like_any_other(ei_run):
+    """The evaluation tool's loader and game loop play it (greedy, a few short games)."""
+    from hackmatrix.analysis.evaluation import evaluate_policy
+    from hackmatrix.analysis.policies import load_policy_spec
+
+    _, run_dir = ei_run
+    policy = load_policy_spec(str(run_dir))
+    assert policy.config["algorithm"] == "expert-iteration"
+    result = evaluate_policy(
+        jax_env, policy, "greedy", episodes=2, first_game=0, max_steps=8, batch=2, seed=0
+    )
+    assert len(result.games["game_index"]) == 2
+
+
+def test_a_resume_continues_the_algorithm(ei_run, capsys):
+    root, run_dir = ei_run
+    before = load_checkpoint(run_dir / "checkpoint_3.pkl")
+    # Neither --algorithm nor the search's options: the checkpoint's are continued.
+    argv = [*BATCH_FLAGS, "--resume", str(run_dir)]
+    code = cli.main([*argv, "--total-timesteps", str(4 * BATCH), "--checkpoint-dir", str(root)])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "Resuming run ei from checkpoint_3.pkl (update 3)" in out
+    after = load_checkpoint(run_dir / "checkpoint_4.pkl")
+    assert after["config"]["algorithm"] == "expert-iteration"
+    assert after["config"]["search_simulations"] == 2
+    assert after["metrics"]["search/kl"] >= -1e-5
+    assert after["optimizer_step"] == before["optimizer_step"] + 2  # 2 minibatches, 1 epoch
+
+
+def test_init_from_starts_a_fresh_run_from_a_checkpoints_weights(ei_run, tmp_path, capsys):
+    root, run_dir = ei_run
+    # A PPO-shaped checkpoint of the same network, weights of another seed.
+    network = make_network(32, 2)
+    weights = network.init(jax.random.PRNGKey(123), np.zeros((1, OBS_SIZE), np.float32))
+    runner = types.SimpleNamespace(
+        train_state=types.SimpleNamespace(params=weights, opt_state={}, step=0),
+        rng=np.zeros(2, np.uint32),
+    )
+    stored = {"network": "mlp", "hidden_dim": 32, "num_layers": 2, "algorithm": "ppo"}
+    (tmp_path / "ppo").mkdir()
+    save_checkpoint(
+        tmp_path / "ppo",
+        7,
+        runner,
+        stored,
+        metrics={},
+        metrics_history=[],
+        last_logged_step=7,
+        include_env_state=False,
+    )
+    template = jax.tree_util.tree_map(np.zeros_like, weights)
+    loaded, source, config = load_initial_params(tmp_path / "ppo", stored, template)
+    assert source.name == "checkpoint_7.pkl" and config["algorithm"] == "ppo"
+    jax.tree_util.tree_map(np.testing.assert_array_equal, loaded, weights)
+    with pytest.raises(CheckpointError, match="give --network mlp --hidden-dim 32 --num-layers 2"):
+        load_initial_params(tmp_path / "ppo", {**stored, "hidden_dim": 64}, template)
+
+    # The same run as the fixture's (same seed and config) but from those weights: only the
+    # starting weights differ, so its weights after two updates must differ too.
+    code, fresh = train(root, "from-ppo", 3, "--init-from", str(tmp_path / "ppo"))
+    assert code == 0
+    assert "Initialised the network from" in capsys.readouterr().out
+    assert load_checkpoint(fresh / "checkpoint_3.pkl")["step"] == 3
+    trained = zip(params_of(fresh / "checkpoint_2.pkl"), params_of(run_dir / "checkpoint_2.pkl"))
+    assert not all(np.array_equal(a, b) for a, b in trained)
+
+
+def test_a_time_limit_stops_after_the_chunk_that_passes_it(ei_run, capsys):
+    root, _ = ei_run
+    code, run_dir = train(root, "timed", 100, "--time-limit-minutes", "0.0001")
+    assert code == 0
+    assert "Time limit of 0.0001 minutes reached at update 2 of 100" in capsys.readouterr().out
+    assert load_checkpoint(run_dir / "checkpoint_2.pkl")["step"] == 2
+    assert (run_dir / "final_params.npz").is_file()
+    assert not (run_dir / "checkpoint_4.pkl").exists()
