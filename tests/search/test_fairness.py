@@ -16,12 +16,12 @@ from __future__ import annotations
 from collections import Counter
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 import pytest
 
 from hackmatrix import jax_env
-from hackmatrix.purejaxrl.network import make_network
+from hackmatrix.pretrained import pretrained_params
+from hackmatrix.purejaxrl.checkpoint import load_policy
 from hackmatrix.search import sampler
 from hackmatrix.search.search import SearchConfig, Searcher
 
@@ -71,8 +71,10 @@ def twins():
 
 @pytest.fixture(scope="module")
 def network_and_params():
-    network = make_network(16, 1)
-    return network, network.init(jax.random.PRNGKey(7), jnp.zeros((1, jax_env.env.OBS_SIZE)))
+    """The policy that ships with the project: a real prior and value, whose tree a leak
+    of the hidden board or the seed would reach (a random network's noise could mask it)."""
+    policy = load_policy(pretrained_params())
+    return policy.network, policy.params
 
 
 def test_twins_look_the_same_and_differ_in_every_hidden_field(twins):
