@@ -24,7 +24,7 @@ import jax.numpy as jnp
 
 from . import distribution
 from .config import TrainConfig
-from .train import Acted, program_choice_bonus
+from .train import Acted, add_value_and_entropy
 
 # The game the search can model: its engine steps the states the trainer carries.
 ENGINE_MODULE = "hackmatrix.jax_env"
@@ -131,21 +131,21 @@ def make_loss(config: TrainConfig, network: Any, value_scale: Any):
         log_p = _masked_log_policy(logits, inputs.mask)
         cross_entropy = _cross_entropy(inputs.policy_target, log_p)
         policy_loss = cross_entropy.mean()
-        vf_loss = 0.5 * jnp.mean((head - value_scale.to_head(targets)) ** 2)
-        entropy = distribution.entropy(logits, inputs.mask).mean()
-        total = policy_loss + config.vf_coef * vf_loss - ent_coef * entropy
-        extra = {}
-        if ent_coef_programs is not None:
-            bonus, extra = program_choice_bonus(logits, inputs.mask, ent_coef_programs)
-            total = total - bonus
+        total, shared = add_value_and_entropy(
+            policy_loss,
+            logits,
+            head,
+            inputs.mask,
+            targets,
+            config=config,
+            value_scale=value_scale,
+            ent_coef=ent_coef,
+            ent_coef_programs=ent_coef_programs,
+        )
         return total, {
-            **extra,
-            "train/total_loss": total,
+            **shared,
             "train/policy_loss": policy_loss,
             "train/policy_kl": jnp.mean(cross_entropy - _entropy(inputs.policy_target)),
-            "train/vf_loss": vf_loss,
-            "train/ent_loss": -entropy,
-            "train/entropy": entropy,
         }
 
     return loss_fn

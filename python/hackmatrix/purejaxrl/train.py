@@ -507,6 +507,28 @@ def program_choice_bonus(logits, mask, ent_coef_programs):
     return ent_coef_programs * program_entropy.mean(), metrics
 
 
+def add_value_and_entropy(
+    policy_loss, logits, head, mask, targets, *, config, value_scale, ent_coef, ent_coef_programs
+):
+    """Every algorithm's loss past its policy term: the value loss, the entropy bonus and
+    `--ent-coef-programs`' term. Returns (total, metrics) with the shared metrics."""
+    # Taken on the head's own scale: the return itself, or its symlog (`--value-target`).
+    vf_loss = 0.5 * jnp.mean((head - value_scale.to_head(targets)) ** 2)
+    entropy = distribution.entropy(logits, mask).mean()
+    total = policy_loss + config.vf_coef * vf_loss - ent_coef * entropy
+    extra = {}
+    if ent_coef_programs is not None:
+        bonus, extra = program_choice_bonus(logits, mask, ent_coef_programs)
+        total = total - bonus
+    return total, {
+        **extra,
+        "train/total_loss": total,
+        "train/vf_loss": vf_loss,
+        "train/ent_loss": -entropy,
+        "train/entropy": entropy,
+    }
+
+
 def _make_loss(parts: _Parts):
     config, network, value_scale = parts.config, parts.network, parts.value_scale
 
@@ -523,21 +545,20 @@ def _make_loss(parts: _Parts):
         advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
         clipped = jnp.clip(ratio, 1.0 - config.clip_eps, 1.0 + config.clip_eps)
         pg_loss = jnp.maximum(-advantages * ratio, -advantages * clipped).mean()
-        # Taken on the head's own scale: the return itself, or its symlog (`--value-target`).
-        vf_loss = 0.5 * jnp.mean((head - value_scale.to_head(targets)) ** 2)
-        entropy = distribution.entropy(logits, traj.mask).mean()
-        total = pg_loss + config.vf_coef * vf_loss - ent_coef * entropy
-        extra = {}
-        if ent_coef_programs is not None:
-            bonus, extra = program_choice_bonus(logits, traj.mask, ent_coef_programs)
-            total = total - bonus
+        total, shared = add_value_and_entropy(
+            pg_loss,
+            logits,
+            head,
+            traj.mask,
+            targets,
+            config=config,
+            value_scale=value_scale,
+            ent_coef=ent_coef,
+            ent_coef_programs=ent_coef_programs,
+        )
         return total, {
-            **extra,
-            "train/total_loss": total,
+            **shared,
             "train/pg_loss": pg_loss,
-            "train/vf_loss": vf_loss,
-            "train/ent_loss": -entropy,
-            "train/entropy": entropy,
             "train/approx_kl": jnp.mean((ratio - 1.0) - log_ratio),
             "train/clip_frac": jnp.mean(jnp.abs(ratio - 1.0) > config.clip_eps),
         }
