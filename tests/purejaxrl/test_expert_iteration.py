@@ -1,7 +1,8 @@
 """`--algorithm expert-iteration` (training.md §2.10): the network learns from the search.
 
 One compiled chunk serves every run here (4 envs x 8 steps, a 32-wide network, 2
-simulations of 4 considered actions): the first run compiles it, and the resume, the
+simulations of 4 considered actions, the tree adding a shaped reward with a carry and a
+switch): the first run compiles it, and the resume, the
 `--init-from` run and the time-limited run reuse the trainer already built (train.py keeps
 it per config). The learning step is checked on its own, without the search.
 """
@@ -48,6 +49,15 @@ EI_FLAGS = [
     "2",
     "--search-considered",
     "4",
+    # The tree adds the trained reward: a carry (the use bonus), a traced switch (the
+    # levers from update 2) and a moved siphon pay reach the search.
+    "--search-tree-reward",
+    "trained",
+    "--siphon-pay-on-use",
+    "--program-use-bonus",
+    "1",
+    "--program-levers-from-update",
+    "2",
 ]
 
 
@@ -78,6 +88,8 @@ def test_bad_input_is_a_clear_error(tmp_path, capsys):
         "search_considered": (29, r"--search-considered must be a whole number in 1\.\.28"),
         "search_gumbel_scale": (-1.0, "--search-gumbel-scale must be a finite number >= 0"),
         "algorithm": ("alphazero", "--algorithm must be ppo or expert-iteration"),
+        "search_tree_reward": ("shaped", "--search-tree-reward must be trained or env"),
+        "search_c_scale": (0.0, "--search-c-scale must be a finite number > 0"),
     }
     for name, (value, message) in refused.items():
         config = cfg.TrainConfig(**{name: value})

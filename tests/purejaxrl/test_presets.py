@@ -54,11 +54,13 @@ def test_the_shipped_presets():
         "total_timesteps": 100_000_000,
         "keep_checkpoints": 3,
     }
-    # expert-iteration: the default recipe learned from the search.
+    # expert-iteration: the default recipe learned from the search, whose tree adds the
+    # reward the value head learns.
     assert load_preset("expert-iteration").values == {
         **load_preset("default").values,
         "algorithm": "expert-iteration",
         "search_simulations": 8,
+        "search_tree_reward": "trained",
     }
 
 

@@ -70,7 +70,7 @@ def loops():
     @jax.jit
     def model(actions, embedding):
         """The search's step and, beside it, the env's own reward for the same step."""
-        out, embedding_after = recurrent_fn(params, None, actions, embedding)
+        out, embedding_after = recurrent_fn((params, None), None, actions, embedding)
         env_reward = jax.vmap(step_state)(embedding.state, actions)[1]
         return out, embedding_after, env_reward
 

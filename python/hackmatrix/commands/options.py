@@ -18,7 +18,8 @@ def add_sampling_flags(
 
 def add_search_flags(parser, *, several: bool = False, flag: str = "--search") -> None:
     """The play-time search's flags (specs/search.md): `flag` N (simulations; `several`:
-    one or more N, each played), --search-roots, --search-considered, --search-undo-cap."""
+    one or more N, each played), --search-roots, --search-considered, --search-undo-cap,
+    --search-tree-reward."""
     parser.add_argument(
         flag,
         type=int,
@@ -53,6 +54,14 @@ def add_search_flags(parser, *, several: bool = False, flag: str = "--search") -
         help="at most K UNDOs on one search path (default: no cap; an UNDO loop is valued "
         "honestly anyway, specs/search.md §3.3)",
     )
+    parser.add_argument(
+        "--search-tree-reward",
+        choices=("env", "trained"),
+        default="env",
+        help="the reward the search's tree adds: env, the game's own (default); trained, "
+        "the reward the policy's run trained on, the one its value predicts "
+        "(specs/search.md §3.4)",
+    )
 
 
 def check_search_flags(parser, args, flag: str = "--search") -> None:
@@ -75,4 +84,5 @@ def search_options(args) -> dict:
         "num_roots": args.search_roots,
         "max_num_considered_actions": args.search_considered,
         "undo_cap": args.search_undo_cap,
+        "tree_reward": getattr(args, "search_tree_reward", "env"),
     }

@@ -43,6 +43,8 @@ ALGORITHMS = ("ppo", "expert-iteration")
 EXPERT_ITERATION = "expert-iteration"
 # The actions a search's root can consider (the game's 28).
 SEARCH_ACTIONS = 28
+# `--search-tree-reward`: what the search's tree adds up (specs/search.md §3.4).
+SEARCH_TREE_REWARDS = ("trained", "env")
 
 
 # ------------------------------------------------------------- value parsers
@@ -198,6 +200,24 @@ class TrainConfig:
         help="expert iteration: the Gumbel noise at the search's root, its exploration "
         "(0: the top prior actions, no noise)",
         label="search's Gumbel scale",
+    )
+    search_c_scale: float = option(
+        0.1,
+        section="algorithm",
+        metavar="C",
+        help="expert iteration: the improved policy's step, Gumbel MuZero's c_scale (mctx's "
+        "value_scale; > 0): smaller keeps the targets nearer the network's policy",
+        label="search's c_scale",
+    )
+    search_tree_reward: str = option(
+        "env",
+        section="algorithm",
+        choices=SEARCH_TREE_REWARDS,
+        help="expert iteration: the reward the search's tree adds; env: the game's own (the "
+        "runs of specs/experiments/43, whose tree and value disagreed on siphons); trained: "
+        "the run's shaped reward, the one its value head learns (specs/search.md §3.4; the "
+        "expert-iteration preset's)",
+        label="search's tree reward",
     )
 
     # -- PPO
@@ -979,6 +999,14 @@ def check_algorithm(config: TrainConfig) -> None:
     scale = config.search_gumbel_scale
     if not (math.isfinite(scale) and scale >= 0):
         raise ValueError(f"--search-gumbel-scale must be a finite number >= 0, got {scale}")
+    c_scale = config.search_c_scale
+    if not (math.isfinite(c_scale) and c_scale > 0):
+        raise ValueError(f"--search-c-scale must be a finite number > 0, got {c_scale}")
+    if config.search_tree_reward not in SEARCH_TREE_REWARDS:
+        raise ValueError(
+            f"--search-tree-reward must be {' or '.join(SEARCH_TREE_REWARDS)}, "
+            f"got {config.search_tree_reward!r}"
+        )
 
 
 def check_program_levers_delay(config: TrainConfig) -> None:

@@ -6,7 +6,10 @@ the rest: rollout, reward shaping, auto-reset, curriculum, GAE, minibatches, chu
 - acting: every env step searches the batch of games (Gumbel MuZero over the JAX engine
   from a fair root, `hackmatrix.search`, with the current parameters); each env plays its
   search's action, mctx's sequential-halving winner under Gumbel noise, which is the
-  exploration; the step keeps the search's improved policy as the policy target;
+  exploration; the step keeps the search's improved policy as the policy target. With
+  `--search-tree-reward trained` (the preset's) the tree adds the run's shaped reward, with
+  the levers in force and each game's shaper carries: the reward the value head learns;
+  `env` (the option's default) adds the game's own (the runs of specs/experiments/43);
 - learning (Gumbel AlphaZero, Danihelka et al. 2022): the cross-entropy from the improved
   policy to the network's masked policy, the value loss toward PPO's GAE(lambda) returns on
   the same `--value-target` scale, and PPO's entropy terms.
@@ -51,11 +54,18 @@ def loss_inputs(traj: Any) -> LossInputs:
     return LossInputs(obs=traj.obs, mask=traj.mask, policy_target=traj.search.policy_target)
 
 
-def search_config(config: TrainConfig) -> Any:
+def search_config(config: TrainConfig, shapers: tuple = (), reward_names: tuple = ()) -> Any:
     """The search each env step runs: the run's options, its gamma as the discount, its
-    value head's scale, and mctx's own Gumbel sequential-halving action."""
-    from ..search.search import SearchConfig
+    value head's scale, its tree reward, and mctx's own Gumbel sequential-halving action."""
+    from ..search.search import SearchConfig, TreeReward
 
+    tree_reward = None
+    if config.search_tree_reward == "trained" and shapers:
+        tree_reward = TreeReward(
+            shapers=tuple(shapers),
+            reward_names=tuple(reward_names),
+            retreat_charged=config.distance_shaping == "potential",
+        )
     return SearchConfig(
         num_simulations=config.search_simulations,
         max_num_considered_actions=config.search_considered,
@@ -63,6 +73,8 @@ def search_config(config: TrainConfig) -> Any:
         gumbel_scale=config.search_gumbel_scale,
         value_target=config.value_target,
         selection="halving",
+        tree_reward=tree_reward,
+        c_scale=config.search_c_scale,
     )
 
 
@@ -89,17 +101,28 @@ def _masked_log_policy(logits: jax.Array, mask: jax.Array) -> jax.Array:
     return jax.nn.log_softmax(distribution.masked_logits(logits, mask), axis=-1)
 
 
-def make_act(network: Any, value_scale: Any, config: TrainConfig, env: ModuleType):
-    """Acting by search: `act(params, runner, mask, key) -> Acted` for train.py's env step."""
+def make_act(parts: Any, config: TrainConfig, env: ModuleType):
+    """Acting by search: `act(params, runner, mask, key, levers) -> Acted` for train.py's
+    env step (`parts`: its network, value scale, shapers and reward names)."""
     check_engine(env)
     from ..search.search import search
 
-    searching = search_config(config)
+    network, value_scale = parts.network, parts.value_scale
+    searching = search_config(config, parts.shapers, parts.reward_names)
 
-    def act(params, runner, mask, key) -> Acted:
+    def act(params, runner, mask, key, levers) -> Acted:
         logits, head = network.apply(params, runner.obs)
         keys = jax.random.split(key, runner.obs.shape[0])  # one search key per game
-        out = search(params, keys, runner.env_state, network=network, config=searching)
+        tree = searching.tree_reward is not None
+        out = search(
+            params,
+            keys,
+            runner.env_state,
+            network=network,
+            config=searching,
+            levers=levers if tree else None,
+            carries=runner.shaping_carry if tree else None,
+        )
         log_p = _masked_log_policy(logits, mask)
         action = out.action
         best = jnp.argmax(jnp.where(mask, out.weights, -1.0), axis=-1)

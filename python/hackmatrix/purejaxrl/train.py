@@ -310,7 +310,7 @@ def _build_trainer(config: TrainConfig, env: ModuleType, env_params: Any, mesh: 
     if config.algorithm == EXPERT_ITERATION:  # the search is imported only for it (mctx)
         from . import expert_iteration
 
-        act = expert_iteration.make_act(parts.network, parts.value_scale, config, env)
+        act = expert_iteration.make_act(parts, config, env)
         loss_fn = expert_iteration.make_loss(config, parts.network, parts.value_scale)
         loss_inputs = expert_iteration.loss_inputs
     else:
@@ -384,7 +384,8 @@ def _make_policy_act(parts: _Parts):
     """PPO's acting: a sample from the network's masked policy."""
     network, value_scale = parts.network, parts.value_scale
 
-    def act(params, runner: RunnerState, mask, key) -> Acted:
+    def act(params, runner: RunnerState, mask, key, levers) -> Acted:
+        del levers  # the network alone decides
         logits, head = network.apply(params, runner.obs)
         value = value_scale.to_value(head)
         action, empty = distribution.sample(key, logits, mask)
@@ -395,8 +396,9 @@ def _make_policy_act(parts: _Parts):
 
 
 def _make_env_step(parts: _Parts, act):
-    """One batched env step: act (`act(params, runner, mask, key) -> Acted`), step,
-    truncate, auto-reset, shape the reward."""
+    """One batched env step: act (`act(params, runner, mask, key, levers) -> Acted`, the
+    levers being the shapers' settings in force), step, truncate, auto-reset, shape the
+    reward."""
     config, env, network, value_scale = parts.config, parts.env, parts.network, parts.value_scale
     num_envs, max_episode_steps = config.num_envs, config.max_episode_steps  # 0: no limit
     v_step = jax.vmap(env.step, in_axes=(0, 0, 0, None))
@@ -410,7 +412,7 @@ def _make_env_step(parts: _Parts, act):
         rng, act_key, step_key, reset_key = jax.random.split(runner.rng, 4)
 
         mask = v_mask(runner.env_state)
-        acted = act(params, runner, mask, act_key)
+        acted = act(params, runner, mask, act_key, parts.levers(inputs))
         action = acted.action
 
         next_obs, next_state, reward, done, info = v_step(

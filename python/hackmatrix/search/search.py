@@ -18,6 +18,10 @@ as prior and leaf value, and averages the roots' results into one action.
   one path.
 - The network's value is in return units: `value_target="symlog"` maps the
   head through symexp first (purejaxrl/value_target.py).
+- The tree's reward (specs/search.md §3.4): the env's reward, or with a
+  `TreeReward` the reward the network's value head was trained on (the
+  trainer's shaped reward, `purejaxrl.shaping`), so that a step's reward and
+  the value after it are one quantity.
 
 Every game's search is a function of its own key and state only (the batch
 is a `vmap` over games), so a game replays the same whatever else is played
@@ -35,6 +39,7 @@ import flax.linen as nn
 import jax
 import jax.numpy as jnp
 import mctx
+import numpy as np
 from flax import struct
 
 from ..jax_env.constants import DATA_SIPHON, FIRST_PROGRAM_ACTION, NUM_ACTIONS, RUNNING, UNDO
@@ -42,7 +47,7 @@ from ..jax_env.mask import action_mask
 from ..jax_env.observation import flatten_observation, observe
 from ..jax_env.state import Board, EnvState
 from ..jax_env.step import step_state
-from ..purejaxrl import distribution
+from ..purejaxrl import distribution, shaping
 from . import sampler
 
 UNDO_ACTION = FIRST_PROGRAM_ACTION + UNDO
@@ -50,10 +55,73 @@ SELECTIONS = ("greedy", "sample", "halving")
 AGGREGATES = ("weights", "q")
 ROOTS = ("fair", "reseed")
 VALUE_TARGETS = ("raw", "symlog")
+TREE_REWARDS = ("env", "trained")  # what a play-time search's tree adds (§3.4)
+MCTX_C_SCALE = 0.1  # mctx's default value_scale of qtransform_completed_by_mix_value
 # What the env pays again after an UNDO restores what was taken (rewards.md §4).
 DATA_SIPHON_REWARD = 1.0
 KILL_REWARD = 0.3
 DISTANCE_REWARD = 0.05
+
+
+@dataclass(frozen=True)
+class TreeReward:
+    """The reward the tree adds when it is a trainer's shaped reward (specs/search.md §3.4).
+
+    shapers: `purejaxrl.shaping.build`'s, in registry order; reward_names: the
+    components' canonical order. weights: the component weights in force when the
+    search is given no levers (None: the run weighs nothing); a trainer passes its
+    traced levers instead. retreat_charged: a shaper already charges a step away from
+    the exit (`--distance-shaping potential`), so an UNDO's correction does not
+    charge it twice. A shaper's carry starts fresh at each root unless the caller
+    passes the game's carries.
+    """
+
+    shapers: tuple
+    reward_names: tuple
+    weights: tuple | None = None
+    retreat_charged: bool = False
+
+    def constant_levers(self) -> shaping.Levers:
+        weights = None if self.weights is None else jnp.asarray(self.weights, jnp.float32)
+        return shaping.Levers(weights=weights, program_levers=None)
+
+    def init_carries(self, batch: int) -> dict:
+        return shaping.init_carries(self.shapers, batch)
+
+
+def tree_reward_for_run(train_config: Mapping[str, Any] | Any) -> TreeReward | None:
+    """The TreeReward of a run's stored config (a mapping or a TrainConfig): its shapers,
+    its final reward weights and the program levers on; None when it trained on the
+    env's reward."""
+    from ..jax_env import REWARD_COMPONENT_NAMES
+    from ..purejaxrl import levers
+    from ..purejaxrl.config import TrainConfig
+
+    config = _as_train_config(train_config, TrainConfig)
+    names = tuple(REWARD_COMPONENT_NAMES)
+    shapers = shaping.build(config, names)
+    if not shapers:
+        return None
+    schedule = levers.weights_schedule(config, names)
+    weights = None
+    if schedule is not None:  # the weights in force at the end of the anneal
+        weights = tuple(float(w) for w in np.asarray(schedule.at(1 << 30, 1 << 30)))
+    return TreeReward(
+        shapers=shapers,
+        reward_names=names,
+        weights=weights,
+        retreat_charged=config.distance_shaping == "potential",
+    )
+
+
+def _as_train_config(stored: Any, train_config_type: type) -> Any:
+    if isinstance(stored, train_config_type):
+        return stored
+    import dataclasses
+
+    fields = {f.name for f in dataclasses.fields(train_config_type)}
+    known = {k: v for k, v in dict(stored or {}).items() if k in fields}
+    return dataclasses.replace(train_config_type(), **known)
 
 
 @dataclass(frozen=True)
@@ -70,7 +138,11 @@ class SearchConfig:
     (0 considers the top prior actions). value_target: how the value head is
     scaled. honest_undo, undo_cap: specs/search.md §3.3 (cap None: no cap).
     root: `fair` (sampler.sample_root) or `reseed` (NOT fair: the true state
-    with a fresh seed, only to measure what fairness costs).
+    with a fresh seed, only to measure what fairness costs). tree_reward: None
+    (the env's reward) or the trained reward (`TreeReward`, §3.4). c_scale: the
+    improved policy's step (Danihelka et al.'s c_scale, mctx's `value_scale`:
+    sigma(q) = (50 + max visits) x c_scale x q, q rescaled to [0, 1]); smaller
+    keeps the improved policy nearer the prior.
     """
 
     num_simulations: int = 16
@@ -84,6 +156,8 @@ class SearchConfig:
     honest_undo: bool = True
     undo_cap: int | None = None
     root: str = "fair"
+    tree_reward: TreeReward | None = None
+    c_scale: float = 0.1
 
     def __post_init__(self) -> None:
         checks = [
@@ -103,6 +177,7 @@ class SearchConfig:
             (self.value_target in VALUE_TARGETS, f"value_target must be one of {VALUE_TARGETS}"),
             (self.undo_cap is None or self.undo_cap >= 0, "undo_cap must be >= 0 or None"),
             (self.root in ROOTS, f"root must be one of {ROOTS}"),
+            (self.c_scale > 0.0, "c_scale must be > 0"),
         ]
         for ok, message in checks:
             if not ok:
@@ -111,18 +186,27 @@ class SearchConfig:
 
 def config_for_policy(train_config: Mapping[str, Any] | None, **options: Any) -> SearchConfig:
     """A SearchConfig for a trained policy: its run's gamma as the discount and its
-    `value_target` (the value head's scale), unless `options` say otherwise."""
+    `value_target` (the value head's scale), unless `options` say otherwise.
+    `tree_reward="trained"` adds the run's own shaped reward in the tree (§3.4), `"env"`
+    (or None) the env's."""
     stored = dict(train_config or {})
     options.setdefault("discount", float(stored.get("gamma", SearchConfig.discount)))
     options.setdefault("value_target", stored.get("value_target") or "raw")
+    tree = options.get("tree_reward")
+    if isinstance(tree, str):
+        if tree not in TREE_REWARDS:
+            raise ValueError(f"tree_reward must be one of {TREE_REWARDS}, got {tree!r}")
+        options["tree_reward"] = tree_reward_for_run(stored) if tree == "trained" else None
     return SearchConfig(**options)
 
 
 class Embedding(NamedTuple):
-    """A search node: the engine's state and the UNDOs run on the path to it."""
+    """A search node: the engine's state, the UNDOs run on the path to it and the tree
+    reward's shaper carries (an empty dict without any)."""
 
     state: EnvState
     undos: jax.Array  # int32
+    carry: Any = None
 
 
 class SearchOutput(NamedTuple):
@@ -143,18 +227,8 @@ def _count(x: jax.Array) -> jax.Array:
     return jnp.sum(x.astype(jnp.int32), axis=-1)
 
 
-def undo_correction(before: Board, after: Board, info: dict) -> jax.Array:
-    """What an UNDO's search reward takes off the env's (f32, per state; specs/search.md §3.3).
-
-    UNDO restores the board of an earlier turn, and the env pays again for
-    taking what it restored: +1 for each data-siphon pickup, +0.3 for each
-    kill, +0.05 per cell gained toward the exit. The score, resources and hp
-    it restores are paid as differences already (they come back out of the
-    UNDO's own reward). So the search takes off: 1 per pickup restored, 0.3 per
-    entity restored beyond those that appeared in between (a lower bound of
-    the kills), and the UNDO's own distance shaping, counting a step back from
-    the exit as the loss it is (0.05 per cell, both ways).
-    """
+def _undo_pieces(before: Board, after: Board, info: dict) -> tuple[jax.Array, ...]:
+    """(pickups' pay, kills' pay, the UNDO's own distance shaping, its retreat charge)."""
     pickups = jnp.maximum(
         _count(after.content == DATA_SIPHON) - _count(before.content == DATA_SIPHON), 0
     )
@@ -167,11 +241,40 @@ def undo_correction(before: Board, after: Board, info: dict) -> jax.Array:
     )
     delta = info["exit_distance_delta"].astype(jnp.float32)
     return (
-        -DATA_SIPHON_REWARD * pickups.astype(jnp.float32)
-        - KILL_REWARD * restored.astype(jnp.float32)
-        - info["reward_components"]["distance_shaping"]
-        + DISTANCE_REWARD * jnp.minimum(delta, 0.0)
+        -DATA_SIPHON_REWARD * pickups.astype(jnp.float32),
+        -(KILL_REWARD * restored.astype(jnp.float32)),
+        info["reward_components"]["distance_shaping"],
+        DISTANCE_REWARD * jnp.minimum(delta, 0.0),
     )
+
+
+def undo_correction(before: Board, after: Board, info: dict) -> jax.Array:
+    """What an UNDO's search reward takes off the env's (f32, per state; specs/search.md §3.3).
+
+    UNDO restores the board of an earlier turn, and the env pays again for
+    taking what it restored: +1 for each data-siphon pickup, +0.3 for each
+    kill, +0.05 per cell gained toward the exit. The score, resources and hp
+    it restores are paid as differences already (they come back out of the
+    UNDO's own reward). So the search takes off: 1 per pickup restored, 0.3 per
+    entity restored beyond those that appeared in between (a lower bound of
+    the kills), and the UNDO's own distance shaping, counting a step back from
+    the exit as the loss it is (0.05 per cell, both ways).
+    """
+    pickups, kills, own_distance, retreat = _undo_pieces(before, after, info)
+    return pickups + kills - own_distance + retreat
+
+
+def undo_component_correction(
+    before: Board, after: Board, info: dict, reward_names: tuple, retreat_charged: bool
+) -> jax.Array:
+    """`undo_correction` as a change of the components (f32[15]): the pickups' part on
+    `data_siphon`, the kills' on `kills`, the distance's on `distance_shaping` (without
+    the retreat charge when a shaper charges retreats already), so the trained reward's
+    shapers weigh and move it as they do the env's own (specs/search.md §3.4)."""
+    pickups, kills, own_distance, retreat = _undo_pieces(before, after, info)
+    distance = -own_distance if retreat_charged else retreat - own_distance
+    parts = {"data_siphon": pickups, "kills": kills, "distance_shaping": distance}
+    return jnp.stack([parts.get(name, jnp.float32(0.0)) for name in reward_names])
 
 
 def _network_outputs(
@@ -186,14 +289,50 @@ def _network_outputs(
     return distribution.masked_logits(logits, mask), value
 
 
+def _tree_reward(
+    tree: TreeReward,
+    config: SearchConfig,
+    state: EnvState,
+    new: EnvState,
+    action: jax.Array,
+    reward: jax.Array,
+    info: dict,
+    undo: jax.Array,
+    carry: Any,
+    levers: shaping.Levers,
+) -> tuple[jax.Array, Any]:
+    """(the trained reward of a batch of tree steps, the shapers' new carries)."""
+    carry = {} if carry is None else carry
+    components = jnp.stack([info["reward_components"][n] for n in tree.reward_names], -1)
+    if config.honest_undo:
+        correction = jax.vmap(undo_correction)(state.board, new.board, info)
+        reward = reward + jnp.where(undo, correction, 0.0)
+        moved = jax.vmap(
+            lambda b, a, i: undo_component_correction(
+                b, a, i, tree.reward_names, tree.retreat_charged
+            )
+        )(state.board, new.board, info)
+        components = components + jnp.where(undo[:, None], moved, 0.0)
+    ended = new.outcome != RUNNING
+    facts = shaping.StepFacts(action, reward, components, ended, info)
+    trained, _terms, carry = shaping.shape(tree.shapers, facts, carry, levers)
+    return trained, carry
+
+
 def _recurrent_fn(network: nn.Module, config: SearchConfig):
-    def recurrent_fn(params, rng, action, embedding):
+    def recurrent_fn(params_and_levers, rng, action, embedding):
         del rng  # the engine draws from the sampled seed
+        params, levers = params_and_levers
         state = embedding.state
         new, reward, done, info = jax.vmap(step_state)(state, action)
         over = state.outcome != RUNNING
         undo = ~info["invalid_action"] & (action == UNDO_ACTION)
-        if config.honest_undo:
+        carry = embedding.carry
+        if config.tree_reward is not None:
+            reward, carry = _tree_reward(
+                config.tree_reward, config, state, new, action, reward, info, undo, carry, levers
+            )
+        elif config.honest_undo:
             correction = jax.vmap(undo_correction)(state.board, new.board, info)
             reward = reward + jnp.where(undo, correction, 0.0)
         undos = embedding.undos + undo.astype(jnp.int32)
@@ -213,15 +352,31 @@ def _recurrent_fn(network: nn.Module, config: SearchConfig):
             prior_logits=logits,
             value=jnp.where(ended, 0.0, value),
         )
-        return output, Embedding(new, undos)
+        return output, Embedding(new, undos, carry)
 
     return recurrent_fn
 
 
+def _qtransform(config: SearchConfig) -> dict:
+    """mctx's own completed-Q transform, with the config's c_scale when it is not mctx's
+    default (then the call is exactly mctx's default one)."""
+    if config.c_scale == MCTX_C_SCALE:
+        return {}
+    transform = partial(mctx.qtransform_completed_by_mix_value, value_scale=config.c_scale)
+    return {"qtransform": transform}
+
+
 def _search_game(
-    params: Any, key: jax.Array, state: EnvState, network: nn.Module, config: SearchConfig
+    params: Any,
+    key: jax.Array,
+    state: EnvState,
+    levers: Any,
+    carry: Any,
+    network: nn.Module,
+    config: SearchConfig,
 ) -> SearchOutput:
-    """One game's decision (an unbatched state)."""
+    """One game's decision (an unbatched state; `levers` and the game's shaper `carry`
+    feed a tree reward, §3.4)."""
     k_roots, k_search, k_select = jax.random.split(key, 3)
     draw = sampler.sample_root if config.root == "fair" else sampler.reseed_root
     roots = jax.vmap(draw, in_axes=(0, None))(jax.random.split(k_roots, config.num_roots), state)
@@ -230,19 +385,23 @@ def _search_game(
     legal = jnp.where(running, mask, True)  # an ended game searches all (its action is unused)
     masks = jnp.broadcast_to(legal, (config.num_roots, NUM_ACTIONS))
     logits, value = _network_outputs(network, config, params, roots, masks)
+    carries = jax.tree_util.tree_map(
+        lambda x: jnp.broadcast_to(x, (config.num_roots, *jnp.shape(x))), carry
+    )
     out = mctx.gumbel_muzero_policy(
-        params=params,
+        params=(params, levers),
         rng_key=k_search,
         root=mctx.RootFnOutput(
             prior_logits=logits,
             value=value,
-            embedding=Embedding(roots, jnp.zeros(config.num_roots, jnp.int32)),
+            embedding=Embedding(roots, jnp.zeros(config.num_roots, jnp.int32), carries),
         ),
         recurrent_fn=_recurrent_fn(network, config),
         num_simulations=config.num_simulations,
         invalid_actions=~masks,
         max_num_considered_actions=config.max_num_considered_actions,
         gumbel_scale=config.gumbel_scale,
+        **_qtransform(config),
     )
     summary = out.search_tree.summary()
     weights = jnp.mean(out.action_weights, axis=0)
@@ -264,14 +423,43 @@ def _search_game(
     )
 
 
+def _levers_and_carries(
+    config: SearchConfig, batch: int, levers: Any, carries: Any
+) -> tuple[Any, Any]:
+    """The tree reward's levers (its constants unless given) and the games' carries
+    (fresh unless given); (None, {}) without a tree reward."""
+    tree = config.tree_reward
+    if tree is None:
+        return None, {}
+    levers = tree.constant_levers() if levers is None else levers
+    carries = tree.init_carries(batch) if carries is None else carries
+    return levers, carries
+
+
+def _search_batch(params, keys, states, levers, carries, network, config) -> SearchOutput:
+    levers, carries = _levers_and_carries(config, keys.shape[0], levers, carries)
+    return jax.vmap(_search_game, in_axes=(None, 0, 0, None, 0, None, None))(
+        params, keys, states, levers, carries, network, config
+    )
+
+
 @partial(jax.jit, static_argnames=("network", "config"))
 def search(
-    params: Any, keys: jax.Array, states: EnvState, *, network: nn.Module, config: SearchConfig
+    params: Any,
+    keys: jax.Array,
+    states: EnvState,
+    *,
+    network: nn.Module,
+    config: SearchConfig,
+    levers: Any = None,
+    carries: Any = None,
 ) -> SearchOutput:
-    """A batch of decisions: key[B], states batched [B] -> SearchOutput batched [B]."""
-    return jax.vmap(_search_game, in_axes=(None, 0, 0, None, None))(
-        params, keys, states, network, config
-    )
+    """A batch of decisions: key[B], states batched [B] -> SearchOutput batched [B].
+
+    With a tree reward, `levers` (shaping.Levers, shared by the batch) override its
+    constant weights and `carries` ({shaper: [B, ...]}) are the games' shaper carries.
+    """
+    return _search_batch(params, keys, states, levers, carries, network, config)
 
 
 def _batched(state: EnvState) -> bool:
@@ -323,7 +511,5 @@ class SearchChooser:
     def __call__(self, key: jax.Array, obs: jax.Array, mask: jax.Array, state: Any) -> jax.Array:
         del obs, mask
         keys = _game_keys(key, state.stage.shape[0])
-        out = jax.vmap(_search_game, in_axes=(None, 0, 0, None, None))(
-            self.params, keys, state, self.network, self.config
-        )
+        out = _search_batch(self.params, keys, state, None, None, self.network, self.config)
         return out.action
