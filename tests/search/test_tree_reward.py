@@ -82,7 +82,7 @@ def test_a_tree_step_pays_what_the_trainer_pays(model, default_tree):
     state = _batch([jax_env.state_from_json(start)] * 3)  # the batch of the loops below
     actions = jnp.asarray([SIPHON_ACTION, 1, WAIT], jnp.int32)
     out, _ = model(actions, Embedding(state, jnp.zeros(3, jnp.int32), {}))
-    new, reward, done, info = jax.vmap(step_state)(state, actions)
+    _, reward, done, info = jax.jit(jax.vmap(step_state))(state, actions)
     components = jnp.stack([info["reward_components"][n] for n in NAMES], -1)
     facts = shaping.StepFacts(actions, reward, components, done, info)
     trained, _, _ = shaping.shape(default_tree.shapers, facts, {}, default_tree.constant_levers())
