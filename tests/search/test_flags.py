@@ -13,7 +13,10 @@ def test_evaluate_takes_one_or_more_simulation_counts():
         "num_roots": 2,
         "max_num_considered_actions": 16,
         "undo_cap": None,
+        "tree_reward": "env",  # the game's reward unless asked (specs/search.md §6)
     }
+    trained = evaluate.parse_args(["p.npz", "--search", "8", "--search-tree-reward", "trained"])
+    assert search_options(trained)["tree_reward"] == "trained"
     assert evaluate.parse_args(["p.npz"]).search is None
 
 
@@ -33,6 +36,7 @@ def test_watch_and_play_take_one():
         (watch_jax.parse_args, ["p.npz", "--search", "4", "--search-roots", "0"], "roots"),
         (play.parse_args, ["--hint", "p.npz", "--hint-search", "0"], "--hint-search"),
         (play.parse_args, ["--search-undo-cap", "-1"], "undo-cap"),
+        (evaluate.parse_args, ["p.npz", "--search", "4", "--search-tree-reward", "x"], "tree-reward"),
     ],
 )
 def test_bad_search_flags_are_clear_errors(parse, argv, message, capsys):
