@@ -36,7 +36,7 @@ def test_watch_and_play_take_one():
         (watch_jax.parse_args, ["p.npz", "--search", "4", "--search-roots", "0"], "roots"),
         (play.parse_args, ["--hint", "p.npz", "--hint-search", "0"], "--hint-search"),
         (play.parse_args, ["--search-undo-cap", "-1"], "undo-cap"),
-        (evaluate.parse_args, ["p.npz", "--search", "4", "--search-tree-reward", "x"], "tree-reward"),
+        (evaluate.parse_args, ["p.npz", "--search-tree-reward", "x"], "tree-reward"),
     ],
 )
 def test_bad_search_flags_are_clear_errors(parse, argv, message, capsys):
