@@ -43,14 +43,6 @@ HEAVY_FILES_FIRST = (
     "tests/purejaxrl/test_learning.py",  # 182
     "tests/analysis/test_behaviour.py",  # 177
     "tests/purejaxrl/test_expert_iteration.py",  # 144 (one worker, load 3): the search's chunk
-    # Heavy files added since, with the slowest single item each in the fresh-clone run of
-    # 2026-11-29 (their files take longer): each was outside this list and ran last.
-    "tests/jax_env/test_step_fingerprint.py",  # >= 143: both step forms, two recipes
-    "tests/search/test_play.py",  # >= 88: the searched game loop
-    "tests/analysis/test_play.py",  # >= 78
-    "tests/search/test_tree_reward.py",  # >= 50: the tree-reward model step
-    "tests/search/test_fairness.py",  # >= 57
-    "tests/search/test_undo.py",  # >= 54
     "tests/jax_env/test_properties.py",  # 138
     "parity/tests/test_parity_engines.py",  # 131
     "tests/purejaxrl/test_networks.py",  # 120
