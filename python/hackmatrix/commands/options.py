@@ -84,5 +84,5 @@ def search_options(args) -> dict:
         "num_roots": args.search_roots,
         "max_num_considered_actions": args.search_considered,
         "undo_cap": args.search_undo_cap,
-        "tree_reward": getattr(args, "search_tree_reward", "env"),
+        "tree_reward": args.search_tree_reward,
     }

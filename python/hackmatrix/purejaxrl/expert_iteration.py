@@ -54,18 +54,14 @@ def loss_inputs(traj: Any) -> LossInputs:
     return LossInputs(obs=traj.obs, mask=traj.mask, policy_target=traj.search.policy_target)
 
 
-def search_config(config: TrainConfig, shapers: tuple = (), reward_names: tuple = ()) -> Any:
+def search_config(config: TrainConfig) -> Any:
     """The search each env step runs: the run's options, its gamma as the discount, its
-    value head's scale, its tree reward, and mctx's own Gumbel sequential-halving action."""
-    from ..search.search import SearchConfig, TreeReward
+    value head's scale, its tree reward (the run's own with `trained`; the acting step
+    passes the levers in force over its constant weights), and mctx's own Gumbel
+    sequential-halving action."""
+    from ..search.search import SearchConfig, tree_reward_for_run
 
-    tree_reward = None
-    if config.search_tree_reward == "trained" and shapers:
-        tree_reward = TreeReward(
-            shapers=tuple(shapers),
-            reward_names=tuple(reward_names),
-            retreat_charged=config.distance_shaping == "potential",
-        )
+    tree_reward = tree_reward_for_run(config) if config.search_tree_reward == "trained" else None
     return SearchConfig(
         num_simulations=config.search_simulations,
         max_num_considered_actions=config.search_considered,
@@ -103,12 +99,12 @@ def _masked_log_policy(logits: jax.Array, mask: jax.Array) -> jax.Array:
 
 def make_act(parts: Any, config: TrainConfig, env: ModuleType):
     """Acting by search: `act(params, runner, mask, key, levers) -> Acted` for train.py's
-    env step (`parts`: its network, value scale, shapers and reward names)."""
+    env step (`parts`: its network and value scale)."""
     check_engine(env)
     from ..search.search import search
 
     network, value_scale = parts.network, parts.value_scale
-    searching = search_config(config, parts.shapers, parts.reward_names)
+    searching = search_config(config)
 
     def act(params, runner, mask, key, levers) -> Acted:
         logits, head = network.apply(params, runner.obs)

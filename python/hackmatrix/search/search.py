@@ -260,8 +260,21 @@ def undo_correction(before: Board, after: Board, info: dict) -> jax.Array:
     the kills), and the UNDO's own distance shaping, counting a step back from
     the exit as the loss it is (0.05 per cell, both ways).
     """
-    pickups, kills, own_distance, retreat = _undo_pieces(before, after, info)
+    return _correction(_undo_pieces(before, after, info))
+
+
+def _correction(pieces: tuple[jax.Array, ...]) -> jax.Array:
+    pickups, kills, own_distance, retreat = pieces
     return pickups + kills - own_distance + retreat
+
+
+def _component_correction(
+    pieces: tuple[jax.Array, ...], reward_names: tuple, retreat_charged: bool
+) -> jax.Array:
+    pickups, kills, own_distance, retreat = pieces
+    distance = -own_distance if retreat_charged else retreat - own_distance
+    parts = {"data_siphon": pickups, "kills": kills, "distance_shaping": distance}
+    return jnp.stack([parts.get(name, jnp.float32(0.0)) for name in reward_names])
 
 
 def undo_component_correction(
@@ -271,10 +284,7 @@ def undo_component_correction(
     `data_siphon`, the kills' on `kills`, the distance's on `distance_shaping` (without
     the retreat charge when a shaper charges retreats already), so the trained reward's
     shapers weigh and move it as they do the env's own (specs/search.md §3.4)."""
-    pickups, kills, own_distance, retreat = _undo_pieces(before, after, info)
-    distance = -own_distance if retreat_charged else retreat - own_distance
-    parts = {"data_siphon": pickups, "kills": kills, "distance_shaping": distance}
-    return jnp.stack([parts.get(name, jnp.float32(0.0)) for name in reward_names])
+    return _component_correction(_undo_pieces(before, after, info), reward_names, retreat_charged)
 
 
 def _network_outputs(
@@ -304,14 +314,12 @@ def _tree_reward(
     """(the trained reward of a batch of tree steps, the shapers' new carries)."""
     carry = {} if carry is None else carry
     components = jnp.stack([info["reward_components"][n] for n in tree.reward_names], -1)
-    if config.honest_undo:
-        correction = jax.vmap(undo_correction)(state.board, new.board, info)
-        reward = reward + jnp.where(undo, correction, 0.0)
+    if config.honest_undo:  # one set of pieces: the env reward's and the components' change
+        pieces = jax.vmap(_undo_pieces)(state.board, new.board, info)
+        reward = reward + jnp.where(undo, _correction(pieces), 0.0)
         moved = jax.vmap(
-            lambda b, a, i: undo_component_correction(
-                b, a, i, tree.reward_names, tree.retreat_charged
-            )
-        )(state.board, new.board, info)
+            lambda p: _component_correction(p, tree.reward_names, tree.retreat_charged)
+        )(pieces)
         components = components + jnp.where(undo[:, None], moved, 0.0)
     ended = new.outcome != RUNNING
     facts = shaping.StepFacts(action, reward, components, ended, info)
