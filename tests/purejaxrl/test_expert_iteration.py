@@ -90,6 +90,7 @@ def test_bad_input_is_a_clear_error(tmp_path, capsys):
         "algorithm": ("alphazero", "--algorithm must be ppo or expert-iteration"),
         "search_tree_reward": ("shaped", "--search-tree-reward must be trained or env"),
         "search_c_scale": (0.0, "--search-c-scale must be a finite number > 0"),
+        "search_policy_target": ("visits", "--search-policy-target must be improved or argmax"),
     }
     for name, (value, message) in refused.items():
         config = cfg.TrainConfig(**{name: value})
@@ -184,6 +185,25 @@ def test_one_update_moves_the_policy_toward_the_search_targets():
     after = by_hand(new_state.params)
     assert after[0] < ce - 0.1  # the policy moved toward the targets (2.10 -> 1.92)
     assert after[1] < vf  # and the value toward the returns
+
+
+def test_the_argmax_target_is_the_searched_move_one_hot():
+    """`--search-policy-target argmax`: the one-hot of the legal argmax of the improved
+    policy (the move the play tools' searched player makes); `improved` is the policy
+    itself; a game with no legal action learns nothing (an all-zero row)."""
+    from hackmatrix.purejaxrl.expert_iteration import policy_target
+
+    weights = jnp.array(
+        [[0.1, 0.6, 0.3, 0.0], [0.5, 0.2, 0.3, 0.0], [0.0, 0.0, 0.0, 0.0]], jnp.float32
+    )
+    # Row 1: the largest weight sits on an action the mask forbids (a stale row), so the
+    # legal argmax is action 2.
+    mask = jnp.array([[1, 1, 1, 0], [0, 1, 1, 0], [0, 0, 0, 0]], bool)
+    np.testing.assert_array_equal(policy_target(weights, mask, "improved"), weights)
+    np.testing.assert_array_equal(
+        policy_target(weights, mask, "argmax"),
+        [[0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 0]],
+    )
 
 
 # ------------------------------------------------------------------ through the CLI

@@ -45,6 +45,9 @@ EXPERT_ITERATION = "expert-iteration"
 SEARCH_ACTIONS = 28
 # `--search-tree-reward`: what the search's tree adds up (specs/search.md §3.4).
 SEARCH_TREE_REWARDS = ("trained", "env")
+# `--search-policy-target`: what expert iteration's policy learns from each search
+# (training.md §2.10).
+SEARCH_POLICY_TARGETS = ("improved", "argmax")
 
 
 # ------------------------------------------------------------- value parsers
@@ -218,6 +221,16 @@ class TrainConfig:
         "the run's shaped reward, the one its value head learns (specs/search.md §3.4; the "
         "expert-iteration preset's)",
         label="search's tree reward",
+    )
+    search_policy_target: str = option(
+        "improved",
+        section="algorithm",
+        choices=SEARCH_POLICY_TARGETS,
+        help="expert iteration: what the policy learns from each step's search; improved: "
+        "its improved policy (Gumbel AlphaZero); argmax: the move it would play, one-hot (the "
+        "argmax of the improved policy, the play tools' searched move: imitation of the "
+        "searched player)",
+        label="search's policy target",
     )
 
     # -- PPO
@@ -1006,6 +1019,11 @@ def check_algorithm(config: TrainConfig) -> None:
         raise ValueError(
             f"--search-tree-reward must be {' or '.join(SEARCH_TREE_REWARDS)}, "
             f"got {config.search_tree_reward!r}"
+        )
+    if config.search_policy_target not in SEARCH_POLICY_TARGETS:
+        raise ValueError(
+            f"--search-policy-target must be {' or '.join(SEARCH_POLICY_TARGETS)}, "
+            f"got {config.search_policy_target!r}"
         )
 
 

@@ -6,7 +6,8 @@ the rest: rollout, reward shaping, auto-reset, curriculum, GAE, minibatches, chu
 - acting: every env step searches the batch of games (Gumbel MuZero over the JAX engine
   from a fair root, `hackmatrix.search`, with the current parameters); each env plays its
   search's action, mctx's sequential-halving winner under Gumbel noise, which is the
-  exploration; the step keeps the search's improved policy as the policy target. With
+  exploration; the step keeps the search's improved policy as the policy target (or, with
+  `--search-policy-target argmax`, the one-hot of the move it would play). With
   `--search-tree-reward trained` (the preset's) the tree adds the run's shaped reward, with
   the levers in force and each game's shaper carries: the reward the value head learns;
   `env` (the option's default) adds the game's own (the runs of specs/experiments/43);
@@ -97,6 +98,18 @@ def _masked_log_policy(logits: jax.Array, mask: jax.Array) -> jax.Array:
     return jax.nn.log_softmax(distribution.masked_logits(logits, mask), axis=-1)
 
 
+def policy_target(weights: jax.Array, mask: jax.Array, kind: str) -> jax.Array:
+    """What the policy learns from a search (`--search-policy-target`): its improved policy
+    (`weights`, 0 on illegal actions), or with `argmax` the one-hot of the move the search
+    would play: the legal argmax of those weights (the play tools' greedy searched move). A
+    game with no legal action learns nothing from either (an all-zero row)."""
+    if kind == "improved":
+        return weights
+    best = jnp.argmax(jnp.where(mask, weights, -1.0), axis=-1)
+    legal = jnp.any(mask, axis=-1, keepdims=True)
+    return jax.nn.one_hot(best, weights.shape[-1], dtype=weights.dtype) * legal
+
+
 def make_act(parts: Any, config: TrainConfig, env: ModuleType):
     """Acting by search: `act(params, runner, mask, key, levers) -> Acted` for train.py's
     env step (`parts`: its network and value scale)."""
@@ -122,11 +135,12 @@ def make_act(parts: Any, config: TrainConfig, env: ModuleType):
         log_p = _masked_log_policy(logits, mask)
         action = out.action
         best = jnp.argmax(jnp.where(mask, out.weights, -1.0), axis=-1)
+        target = policy_target(out.weights, mask, config.search_policy_target)
         step = SearchStep(
-            policy_target=out.weights,
+            policy_target=target,
             value=out.value,
             agrees=distribution.greedy(logits, mask) == best,
-            kl=_cross_entropy(out.weights, log_p) - _entropy(out.weights),
+            kl=_cross_entropy(target, log_p) - _entropy(target),
         )
         return Acted(
             action=action,
