@@ -20,6 +20,8 @@ def add_search_flags(parser, *, several: bool = False, flag: str = "--search") -
     """The play-time search's flags (specs/search.md): `flag` N (simulations; `several`:
     one or more N, each played), --search-roots, --search-considered, --search-undo-cap,
     --search-tree-reward."""
+    from ..purejaxrl.config import SEARCH_TREE_REWARDS  # the trainer's list (light: no jax)
+
     parser.add_argument(
         flag,
         type=int,
@@ -56,7 +58,7 @@ def add_search_flags(parser, *, several: bool = False, flag: str = "--search") -
     )
     parser.add_argument(
         "--search-tree-reward",
-        choices=("env", "trained"),
+        choices=SEARCH_TREE_REWARDS,
         default="env",
         help="the reward the search's tree adds: env, the game's own (default); trained, "
         "the reward the policy's run trained on, the one its value predicts "

@@ -48,6 +48,7 @@ from ..jax_env.observation import flatten_observation, observe
 from ..jax_env.state import Board, EnvState
 from ..jax_env.step import step_state
 from ..purejaxrl import distribution, shaping
+from ..purejaxrl.config import CONFIG_FLAGS, SEARCH_TREE_REWARDS, TrainConfig
 from . import sampler
 
 UNDO_ACTION = FIRST_PROGRAM_ACTION + UNDO
@@ -55,7 +56,7 @@ SELECTIONS = ("greedy", "sample", "halving")
 AGGREGATES = ("weights", "q")
 ROOTS = ("fair", "reseed")
 VALUE_TARGETS = ("raw", "symlog")
-TREE_REWARDS = ("env", "trained")  # what a play-time search's tree adds (§3.4)
+TREE_REWARDS = SEARCH_TREE_REWARDS  # what a search's tree adds (§3.4): one list, config's
 MCTX_C_SCALE = 0.1  # mctx's default value_scale of qtransform_completed_by_mix_value
 # What the env pays again after an UNDO restores what was taken (rewards.md §4).
 DATA_SIPHON_REWARD = 1.0
@@ -95,9 +96,8 @@ def tree_reward_for_run(train_config: Mapping[str, Any] | Any) -> TreeReward | N
     env's reward."""
     from ..jax_env import REWARD_COMPONENT_NAMES
     from ..purejaxrl import levers
-    from ..purejaxrl.config import TrainConfig
 
-    config = _as_train_config(train_config, TrainConfig)
+    config = _as_train_config(train_config)
     names = tuple(REWARD_COMPONENT_NAMES)
     shapers = shaping.build(config, names)
     if not shapers:
@@ -114,14 +114,12 @@ def tree_reward_for_run(train_config: Mapping[str, Any] | Any) -> TreeReward | N
     )
 
 
-def _as_train_config(stored: Any, train_config_type: type) -> Any:
-    if isinstance(stored, train_config_type):
+def _as_train_config(stored: Any) -> Any:
+    """A TrainConfig from a checkpoint's stored mapping: its known options over the
+    defaults (keys of other versions ignored), or the TrainConfig itself."""
+    if isinstance(stored, TrainConfig):
         return stored
-    import dataclasses
-
-    fields = {f.name for f in dataclasses.fields(train_config_type)}
-    known = {k: v for k, v in dict(stored or {}).items() if k in fields}
-    return dataclasses.replace(train_config_type(), **known)
+    return TrainConfig(**{k: v for k, v in dict(stored or {}).items() if k in CONFIG_FLAGS})
 
 
 @dataclass(frozen=True)
