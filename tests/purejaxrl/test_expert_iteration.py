@@ -91,6 +91,7 @@ def test_bad_input_is_a_clear_error(tmp_path, capsys):
         "search_tree_reward": ("shaped", "--search-tree-reward must be trained or env"),
         "search_c_scale": (0.0, "--search-c-scale must be a finite number > 0"),
         "search_policy_target": ("visits", "--search-policy-target must be improved or argmax"),
+        "search_acting": ("mixed", "--search-acting must be search or network"),
     }
     for name, (value, message) in refused.items():
         config = cfg.TrainConfig(**{name: value})

@@ -48,6 +48,8 @@ SEARCH_TREE_REWARDS = ("trained", "env")
 # `--search-policy-target`: what expert iteration's policy learns from each search
 # (training.md §2.10).
 SEARCH_POLICY_TARGETS = ("improved", "argmax")
+# `--search-acting`: whose move the env plays in expert iteration (training.md §2.10).
+SEARCH_ACTINGS = ("search", "network")
 
 
 # ------------------------------------------------------------- value parsers
@@ -231,6 +233,15 @@ class TrainConfig:
         "argmax of the improved policy, the play tools' searched move: imitation of the "
         "searched player)",
         label="search's policy target",
+    )
+    search_acting: str = option(
+        "search",
+        section="algorithm",
+        choices=SEARCH_ACTINGS,
+        help="expert iteration: whose move the env plays; search: the search's (its "
+        "Gumbel sequential-halving action); network: a sample of the network's masked "
+        "policy, the search only labelling the states the network reaches (DAgger)",
+        label="expert iteration's acting",
     )
 
     # -- PPO
@@ -1024,6 +1035,10 @@ def check_algorithm(config: TrainConfig) -> None:
         raise ValueError(
             f"--search-policy-target must be {' or '.join(SEARCH_POLICY_TARGETS)}, "
             f"got {config.search_policy_target!r}"
+        )
+    if config.search_acting not in SEARCH_ACTINGS:
+        raise ValueError(
+            f"--search-acting must be {' or '.join(SEARCH_ACTINGS)}, got {config.search_acting!r}"
         )
 
 

@@ -6,8 +6,10 @@ the rest: rollout, reward shaping, auto-reset, curriculum, GAE, minibatches, chu
 - acting: every env step searches the batch of games (Gumbel MuZero over the JAX engine
   from a fair root, `hackmatrix.search`, with the current parameters); each env plays its
   search's action, mctx's sequential-halving winner under Gumbel noise, which is the
-  exploration; the step keeps the search's improved policy as the policy target (or, with
-  `--search-policy-target argmax`, the one-hot of the move it would play). With
+  exploration (with `--search-acting network` the env plays a sample of the network's
+  policy instead, the search only labelling its states); the step keeps the search's
+  improved policy as the policy target (or, with `--search-policy-target argmax`, the
+  one-hot of the move it would play). With
   `--search-tree-reward trained` (the preset's) the tree adds the run's shaped reward, with
   the levers in force and each game's shaper carries: the reward the value head learns;
   `env` (the option's default) adds the game's own (the runs of specs/experiments/43);
@@ -121,6 +123,9 @@ def make_act(parts: Any, config: TrainConfig, env: ModuleType):
 
     def act(params, runner, mask, key, levers) -> Acted:
         logits, head = network.apply(params, runner.obs)
+        network_acts = config.search_acting == "network"
+        # The key is split only when the network acts: `search` acting stays as it was.
+        key, sample_key = jax.random.split(key) if network_acts else (key, key)
         keys = jax.random.split(key, runner.obs.shape[0])  # one search key per game
         tree = searching.tree_reward is not None
         out = search(
@@ -134,6 +139,8 @@ def make_act(parts: Any, config: TrainConfig, env: ModuleType):
         )
         log_p = _masked_log_policy(logits, mask)
         action = out.action
+        if network_acts:  # DAgger: the search labels the states the network reaches
+            action, _ = distribution.sample(sample_key, logits, mask)
         best = jnp.argmax(jnp.where(mask, out.weights, -1.0), axis=-1)
         target = policy_target(out.weights, mask, config.search_policy_target)
         step = SearchStep(
