@@ -7,6 +7,7 @@ switch): the first run compiles it, and the resume, the
 it per config). The learning step is checked on its own, without the search.
 """
 
+import dataclasses
 import json
 import types
 
@@ -205,6 +206,59 @@ def test_the_argmax_target_is_the_searched_move_one_hot():
         policy_target(weights, mask, "argmax"),
         [[0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 0]],
     )
+
+
+def test_network_acting_plays_the_networks_sample_and_keeps_the_searchs_targets(monkeypatch):
+    """`--search-acting network` (DAgger): the env plays a sample of the network's masked
+    policy under the second half of the step's key, and the search, called with the first
+    half, still gives the targets; `search` acting plays the search's own move and hands
+    the search the step's key unsplit, as before the option. The search is a recording
+    stand-in here (its own tests are tests/search/): this checks the acting's plumbing."""
+    from hackmatrix.purejaxrl import distribution
+    from hackmatrix.purejaxrl.expert_iteration import make_act
+    from hackmatrix.purejaxrl.value_target import make_value_scale
+    from hackmatrix.search import search as search_module
+
+    games = 6
+    network = make_network(8, 1)
+    parts = types.SimpleNamespace(network=network, value_scale=make_value_scale("raw"))
+    rng = np.random.default_rng(3)
+    obs = jnp.asarray((rng.random((games, OBS_SIZE)) < 0.05).astype(np.float32))
+    mask = jnp.asarray(rng.random((games, NUM_ACTIONS)) < 0.4).at[:, 0].set(True)
+    runner = types.SimpleNamespace(obs=obs, env_state=None, shaping_carry=None)
+    params = network.init(jax.random.PRNGKey(4), obs[:1])
+    weights = jnp.where(mask, jnp.arange(NUM_ACTIONS, dtype=jnp.float32), 0.0)
+    weights = weights / weights.sum(-1, keepdims=True)
+    searched_move = jnp.argmax(weights, axis=-1)  # the stand-in's move: its last legal one
+    calls = []
+
+    def stand_in(params, keys, env_state, **_options):
+        calls.append(keys)
+        return types.SimpleNamespace(action=searched_move, weights=weights, value=obs[:, 0])
+
+    monkeypatch.setattr(search_module, "search", stand_in)
+    config = cfg.TrainConfig(hidden_dim=8, num_layers=1, algorithm="expert-iteration")
+    key = jax.random.PRNGKey(5)
+
+    def acted(acting):
+        act = make_act(parts, dataclasses.replace(config, search_acting=acting), jax_env)
+        return act(params, runner, mask, key, None)
+
+    by_search, by_network = acted("search"), acted("network")
+    search_key, sample_key = jax.random.split(key)
+    np.testing.assert_array_equal(calls[0], jax.random.split(key, games))
+    np.testing.assert_array_equal(calls[1], jax.random.split(search_key, games))
+    np.testing.assert_array_equal(by_search.action, searched_move)
+    logits, _ = network.apply(params, obs)
+    sampled, _ = distribution.sample(sample_key, logits, mask)
+    np.testing.assert_array_equal(by_network.action, sampled)
+    assert bool(jnp.any(sampled != searched_move))
+    log_p = jax.nn.log_softmax(jnp.where(mask, logits, -1e9))
+    np.testing.assert_allclose(
+        by_network.log_prob, jnp.take_along_axis(log_p, sampled[:, None], axis=-1)[:, 0]
+    )
+    for out in (by_search, by_network):  # the targets are the search's either way
+        np.testing.assert_array_equal(out.search.policy_target, weights)
 
 
 # ------------------------------------------------------------------ through the CLI
