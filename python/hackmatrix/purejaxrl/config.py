@@ -1006,8 +1006,7 @@ def check_ent_coef_schedule(config: TrainConfig) -> None:
 def check_algorithm(config: TrainConfig) -> None:
     """`--algorithm` and the search options of expert iteration (checked whatever the
     algorithm, so a preset or checkpoint never carries a value a later switch would refuse)."""
-    if config.algorithm not in ALGORITHMS:
-        raise ValueError(f"--algorithm must be {' or '.join(ALGORITHMS)}, got {config.algorithm!r}")
+    _check_one_of(config, "algorithm")
     simulations = config.search_simulations
     if not isinstance(simulations, int) or simulations < 1:
         raise ValueError(
@@ -1026,20 +1025,18 @@ def check_algorithm(config: TrainConfig) -> None:
     c_scale = config.search_c_scale
     if not (math.isfinite(c_scale) and c_scale > 0):
         raise ValueError(f"--search-c-scale must be a finite number > 0, got {c_scale}")
-    if config.search_tree_reward not in SEARCH_TREE_REWARDS:
-        raise ValueError(
-            f"--search-tree-reward must be {' or '.join(SEARCH_TREE_REWARDS)}, "
-            f"got {config.search_tree_reward!r}"
-        )
-    if config.search_policy_target not in SEARCH_POLICY_TARGETS:
-        raise ValueError(
-            f"--search-policy-target must be {' or '.join(SEARCH_POLICY_TARGETS)}, "
-            f"got {config.search_policy_target!r}"
-        )
-    if config.search_acting not in SEARCH_ACTINGS:
-        raise ValueError(
-            f"--search-acting must be {' or '.join(SEARCH_ACTINGS)}, got {config.search_acting!r}"
-        )
+    for name in ("search_tree_reward", "search_policy_target", "search_acting"):
+        _check_one_of(config, name)
+
+
+def _check_one_of(config: TrainConfig, name: str) -> None:
+    """The option's value is one of its declared choices (a TrainConfig built in code or
+    from a checkpoint skips the parser's own check)."""
+    choices = OPTION_BY_NAME[name].spec.choices or ()
+    value = getattr(config, name)
+    if value not in choices:
+        flag = "--" + name.replace("_", "-")
+        raise ValueError(f"{flag} must be {' or '.join(map(str, choices))}, got {value!r}")
 
 
 def check_program_levers_delay(config: TrainConfig) -> None:
