@@ -100,14 +100,19 @@ def _masked_log_policy(logits: jax.Array, mask: jax.Array) -> jax.Array:
     return jax.nn.log_softmax(distribution.masked_logits(logits, mask), axis=-1)
 
 
+def searched_move(weights: jax.Array, mask: jax.Array) -> jax.Array:
+    """The move the search would play: the legal argmax of its improved policy (the play
+    tools' greedy searched move)."""
+    return jnp.argmax(jnp.where(mask, weights, -1.0), axis=-1)
+
+
 def policy_target(weights: jax.Array, mask: jax.Array, kind: str) -> jax.Array:
     """What the policy learns from a search (`--search-policy-target`): its improved policy
-    (`weights`, 0 on illegal actions), or with `argmax` the one-hot of the move the search
-    would play: the legal argmax of those weights (the play tools' greedy searched move). A
+    (`weights`, 0 on illegal actions), or with `argmax` the one-hot of `searched_move`. A
     game with no legal action learns nothing from either (an all-zero row)."""
     if kind == "improved":
         return weights
-    best = jnp.argmax(jnp.where(mask, weights, -1.0), axis=-1)
+    best = searched_move(weights, mask)
     legal = jnp.any(mask, axis=-1, keepdims=True)
     return jax.nn.one_hot(best, weights.shape[-1], dtype=weights.dtype) * legal
 
@@ -141,7 +146,7 @@ def make_act(parts: Any, config: TrainConfig, env: ModuleType):
         action = out.action
         if network_acts:  # DAgger: the search labels the states the network reaches
             action, _ = distribution.sample(sample_key, logits, mask)
-        best = jnp.argmax(jnp.where(mask, out.weights, -1.0), axis=-1)
+        best = searched_move(out.weights, mask)
         target = policy_target(out.weights, mask, config.search_policy_target)
         step = SearchStep(
             policy_target=target,
