@@ -26,13 +26,16 @@ from hackmatrix.search.search import (
     SearchConfig,
     TreeReward,
     _recurrent_fn,
+    _tree_reward,
     config_for_policy,
     tree_reward_for_run,
+    tree_reward_named,
 )
 
 from .test_undo import SCENARIOS, STEP_PENALTY, WAIT
 
 NAMES = tuple(REWARD_COMPONENT_NAMES)
+STEP = jax.jit(jax.vmap(step_state))  # one compile for the tests that step a batch
 
 
 @pytest.fixture(scope="module")
@@ -82,7 +85,7 @@ def test_a_tree_step_pays_what_the_trainer_pays(model, default_tree):
     state = _batch([jax_env.state_from_json(start)] * 3)  # the batch of the loops below
     actions = jnp.asarray([SIPHON_ACTION, 1, WAIT], jnp.int32)
     out, _ = model(actions, Embedding(state, jnp.zeros(3, jnp.int32), {}))
-    _, reward, done, info = jax.jit(jax.vmap(step_state))(state, actions)
+    _, reward, done, info = STEP(state, actions)
     components = jnp.stack([info["reward_components"][n] for n in NAMES], -1)
     facts = shaping.StepFacts(actions, reward, components, done, info)
     trained, _, _ = shaping.shape(default_tree.shapers, facts, {}, default_tree.constant_levers())
@@ -116,3 +119,44 @@ def test_play_time_tools_choose_the_tree_reward_by_name(default_tree):
     with pytest.raises(ValueError, match="tree_reward must be one of"):
         config_for_policy(stored, tree_reward="shaped")
     hash(trained)  # a jitted search is compiled per config: it must stay hashable
+
+
+def test_the_unweighted_tree_keeps_the_levers_and_drops_the_weights(default_tree):
+    config = resolve_command_line([]).config
+    tree = tree_reward_named("trained-unweighted", config)
+    assert tree is not None and not tree.weighted and tree.weights is None
+    assert tree.name == "trained-unweighted" and default_tree.name == "trained"
+    assert [s.name for s in tree.shapers] == [
+        "program_bonus",
+        "free_program_spending",
+        "siphon_pay_on_use",
+    ]
+    # Weights were all this run shaped: its unweighted tree is the env's reward.
+    assert tree_reward_named("trained-unweighted", {"reward_weights": {"kills": 0.5}}) is None
+    assert tree_reward_named("env", config) is None
+    with pytest.raises(ValueError, match="tree_reward must be one of"):
+        tree_reward_named("weighted", config)
+    picked = config_for_policy({"siphon_pay_on_use": True}, tree_reward="trained-unweighted")
+    assert picked.tree_reward.name == "trained-unweighted"
+
+
+def test_an_unweighted_tree_step_ignores_the_weights_a_trainer_passes():
+    """A trainer passes its levers, weights included; the unweighted tree pays every
+    component at its game weight all the same (the siphon death at its full price)."""
+    tree = tree_reward_named("trained-unweighted", resolve_command_line([]).config)
+    halved = shaping.Levers(jnp.full((len(NAMES),), 0.5, jnp.float32), None)
+    start = SCENARIOS["data siphon"][0]
+    start = {**start, "player": {**start["player"], "dataSiphons": 1}}
+    state = _batch([jax_env.state_from_json(start)] * 3)
+    actions = jnp.asarray([SIPHON_ACTION, 1, WAIT], jnp.int32)
+    new, reward, done, info = STEP(state, actions)
+    no_undo = jnp.zeros(3, bool)
+    config = SearchConfig(tree_reward=tree)
+    tree_step = jax.jit(lambda *args: _tree_reward(tree, config, *args)[0])
+    got = tree_step(state, new, actions, reward, info, no_undo, {}, halved)
+    components = jnp.stack([info["reward_components"][n] for n in NAMES], -1)
+    facts = shaping.StepFacts(actions, reward, components, done, info)
+    unweighted, _, _ = shaping.shape(tree.shapers, facts, {}, shaping.Levers(None, None))
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(unweighted))
+    halved_sum, _, _ = shaping.shape(tree.shapers, facts, {}, halved)
+    assert not np.array_equal(np.asarray(halved_sum), np.asarray(unweighted))

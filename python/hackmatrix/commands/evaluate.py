@@ -235,7 +235,7 @@ def search_config(train_config: dict, simulations: int, args):
 
 def describe_search(config) -> str:
     cap = "no UNDO cap" if config.undo_cap is None else f"UNDO cap {config.undo_cap}"
-    tree = "env" if config.tree_reward is None else "trained"
+    tree = "env" if config.tree_reward is None else config.tree_reward.name
     return (
         f"{config.num_roots} sampled root(s), {config.max_num_considered_actions} considered, "
         f"discount {config.discount}, value {config.value_target}, {cap}, tree reward {tree}"

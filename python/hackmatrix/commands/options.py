@@ -62,7 +62,8 @@ def add_search_flags(parser, *, several: bool = False, flag: str = "--search") -
         default="env",
         help="the reward the search's tree adds: env, the game's own (default); trained, "
         "the reward the policy's run trained on, the one its value predicts "
-        "(specs/search.md §3.4)",
+        "(specs/search.md §3.4); trained-unweighted, the same with every component at its "
+        "game weight",
     )
 
 

@@ -44,7 +44,7 @@ EXPERT_ITERATION = "expert-iteration"
 # The actions a search's root can consider (the game's 28).
 SEARCH_ACTIONS = 28
 # `--search-tree-reward`: what the search's tree adds up (specs/search.md §3.4).
-SEARCH_TREE_REWARDS = ("trained", "env")
+SEARCH_TREE_REWARDS = ("trained", "env", "trained-unweighted")
 # `--search-policy-target`: what expert iteration's policy learns from each search
 # (training.md §2.10).
 SEARCH_POLICY_TARGETS = ("improved", "argmax")
@@ -221,7 +221,8 @@ class TrainConfig:
         help="expert iteration: the reward the search's tree adds; env: the game's own (the "
         "runs of specs/experiments/43, whose tree and value disagreed on siphons); trained: "
         "the run's shaped reward, the one its value head learns (specs/search.md §3.4; the "
-        "expert-iteration preset's)",
+        "expert-iteration preset's); trained-unweighted: the same without its component "
+        "weights, so a penalty the run weighs down costs its game price in the tree",
         label="search's tree reward",
     )
     search_policy_target: str = option(

@@ -62,9 +62,9 @@ def search_config(config: TrainConfig) -> Any:
     value head's scale, its tree reward (the run's own with `trained`; the acting step
     passes the levers in force over its constant weights), and mctx's own Gumbel
     sequential-halving action."""
-    from ..search.search import SearchConfig, tree_reward_for_run
+    from ..search.search import SearchConfig, tree_reward_named
 
-    tree_reward = tree_reward_for_run(config) if config.search_tree_reward == "trained" else None
+    tree_reward = tree_reward_named(config.search_tree_reward, config)
     return SearchConfig(
         num_simulations=config.search_simulations,
         max_num_considered_actions=config.search_considered,

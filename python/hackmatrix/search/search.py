@@ -31,7 +31,7 @@ beside it. Use `Searcher` (or `SearchChooser` inside a jitted game loop).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, NamedTuple
 
@@ -74,13 +74,21 @@ class TreeReward:
     traced levers instead. retreat_charged: a shaper already charges a step away from
     the exit (`--distance-shaping potential`), so an UNDO's correction does not
     charge it twice. A shaper's carry starts fresh at each root unless the caller
-    passes the game's carries.
+    passes the game's carries. weighted: False for `trained-unweighted`, the run's
+    levers over the game's own component weights (every weight 1, whatever levers a
+    trainer passes), so a penalty the run weighed down costs its full game price.
     """
 
     shapers: tuple
     reward_names: tuple
     weights: tuple | None = None
     retreat_charged: bool = False
+    weighted: bool = True
+
+    @property
+    def name(self) -> str:
+        """Its `--search-tree-reward` name."""
+        return "trained" if self.weighted else "trained-unweighted"
 
     def constant_levers(self) -> shaping.Levers:
         weights = None if self.weights is None else jnp.asarray(self.weights, jnp.float32)
@@ -90,14 +98,21 @@ class TreeReward:
         return shaping.init_carries(self.shapers, batch)
 
 
-def tree_reward_for_run(train_config: Mapping[str, Any] | Any) -> TreeReward | None:
+def tree_reward_for_run(
+    train_config: Mapping[str, Any] | Any, *, weighted: bool = True
+) -> TreeReward | None:
     """The TreeReward of a run's stored config (a mapping or a TrainConfig): its shapers,
     its final reward weights and the program levers on; None when it trained on the
-    env's reward."""
+    env's reward. `weighted=False` drops the run's component weights (and their anneal)
+    and keeps its other levers: None when weights were all it shaped."""
     from ..jax_env import REWARD_COMPONENT_NAMES
     from ..purejaxrl import levers
 
     config = _as_train_config(train_config)
+    if not weighted:
+        config = replace(
+            config, reward_weights=None, reward_weights_final=None, reward_weights_anneal=None
+        )
     names = tuple(REWARD_COMPONENT_NAMES)
     shapers = shaping.build(config, names)
     if not shapers:
@@ -111,7 +126,17 @@ def tree_reward_for_run(train_config: Mapping[str, Any] | Any) -> TreeReward | N
         reward_names=names,
         weights=weights,
         retreat_charged=config.distance_shaping == "potential",
+        weighted=weighted,
     )
+
+
+def tree_reward_named(name: str, train_config: Mapping[str, Any] | Any) -> TreeReward | None:
+    """The tree reward `--search-tree-reward name` gives a run (None: the env's own)."""
+    if name not in TREE_REWARDS:
+        raise ValueError(f"tree_reward must be one of {TREE_REWARDS}, got {name!r}")
+    if name == "env":
+        return None
+    return tree_reward_for_run(train_config, weighted=name == "trained")
 
 
 def _as_train_config(stored: Any) -> Any:
@@ -185,16 +210,15 @@ class SearchConfig:
 def config_for_policy(train_config: Mapping[str, Any] | None, **options: Any) -> SearchConfig:
     """A SearchConfig for a trained policy: its run's gamma as the discount and its
     `value_target` (the value head's scale), unless `options` say otherwise.
-    `tree_reward="trained"` adds the run's own shaped reward in the tree (§3.4), `"env"`
-    (or None) the env's."""
+    `tree_reward="trained"` adds the run's own shaped reward in the tree (§3.4),
+    `"trained-unweighted"` the same without its component weights, `"env"` (or None) the
+    env's."""
     stored = dict(train_config or {})
     options.setdefault("discount", float(stored.get("gamma", SearchConfig.discount)))
     options.setdefault("value_target", stored.get("value_target") or "raw")
     tree = options.get("tree_reward")
     if isinstance(tree, str):
-        if tree not in TREE_REWARDS:
-            raise ValueError(f"tree_reward must be one of {TREE_REWARDS}, got {tree!r}")
-        options["tree_reward"] = tree_reward_for_run(stored) if tree == "trained" else None
+        options["tree_reward"] = tree_reward_named(tree, stored)
     return SearchConfig(**options)
 
 
@@ -311,6 +335,8 @@ def _tree_reward(
 ) -> tuple[jax.Array, Any]:
     """(the trained reward of a batch of tree steps, the shapers' new carries)."""
     carry = {} if carry is None else carry
+    if not tree.weighted:  # the game's weights, whatever a trainer's levers weigh
+        levers = levers._replace(weights=None)
     components = jnp.stack([info["reward_components"][n] for n in tree.reward_names], -1)
     if config.honest_undo:  # one set of pieces: the env reward's and the components' change
         pieces = jax.vmap(_undo_pieces)(state.board, new.board, info)
