@@ -89,7 +89,10 @@ def test_bad_input_is_a_clear_error(tmp_path, capsys):
         "search_considered": (29, r"--search-considered must be a whole number in 1\.\.28"),
         "search_gumbel_scale": (-1.0, "--search-gumbel-scale must be a finite number >= 0"),
         "algorithm": ("alphazero", "--algorithm must be ppo or expert-iteration"),
-        "search_tree_reward": ("shaped", "--search-tree-reward must be trained or env or trained-unweighted"),
+        "search_tree_reward": (
+            "shaped",
+            "--search-tree-reward must be one of trained, env, trained-unweighted",
+        ),
         "search_c_scale": (0.0, "--search-c-scale must be a finite number > 0"),
         "search_policy_target": ("visits", "--search-policy-target must be improved or argmax"),
         "search_acting": ("mixed", "--search-acting must be search or network"),

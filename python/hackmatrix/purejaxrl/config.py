@@ -1037,7 +1037,9 @@ def _check_one_of(config: TrainConfig, name: str) -> None:
     value = getattr(config, name)
     if value not in choices:
         flag = "--" + name.replace("_", "-")
-        raise ValueError(f"{flag} must be {' or '.join(map(str, choices))}, got {value!r}")
+        names = list(map(str, choices))
+        allowed = " or ".join(names) if len(names) <= 2 else "one of " + ", ".join(names)
+        raise ValueError(f"{flag} must be {allowed}, got {value!r}")
 
 
 def check_program_levers_delay(config: TrainConfig) -> None:
