@@ -44,6 +44,28 @@ def parse_args(argv=None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
+def make_play(network, config, games: int, moves: int):
+    """`play(key, states, params) -> (states, (done, action))`: `moves` moves of `games`
+    games in one jitted scan, each move one search per game (the public `search`, as the
+    play tools call it) and the env step."""
+    import jax
+
+    from hackmatrix import jax_env
+    from hackmatrix.search.search import search
+
+    @jax.jit
+    def play(key, states, params):
+        def move(states, k):
+            keys = jax.random.split(k, games)
+            out = search(params, keys, states, network=network, config=config)
+            _, states, _, done, _ = jax.vmap(jax_env.step)(keys, states, out.action)
+            return states, (done, out.action)
+
+        return jax.lax.scan(move, states, jax.random.split(key, moves))
+
+    return play
+
+
 def main(argv=None) -> int:
     args = parse_args(argv)
     import jax
@@ -51,7 +73,7 @@ def main(argv=None) -> int:
 
     from hackmatrix import jax_env
     from hackmatrix.purejaxrl.network import make_network
-    from hackmatrix.search.search import SearchConfig, _search_game
+    from hackmatrix.search.search import SearchConfig
 
     if args.params is not None:
         from hackmatrix.purejaxrl.checkpoint import load_policy
@@ -61,24 +83,6 @@ def main(argv=None) -> int:
     else:
         network = make_network(256, 2, network="grid")
         params = network.init(jax.random.PRNGKey(0), jnp.zeros((1, jax_env.env.OBS_SIZE)))
-
-    def make_play(config: SearchConfig):
-        @jax.jit
-        def play(key, states, params):
-            def move(carry, k):
-                states = carry
-                keys = jax.random.split(k, args.games)
-                out = jax.vmap(_search_game, in_axes=(None, 0, 0, None, None))(
-                    params, keys, states, network, config
-                )
-                _, states, _, done, _ = jax.vmap(jax_env.step, in_axes=(0, 0, 0))(
-                    keys, states, out.action
-                )
-                return states, (done, out.action)
-
-            return jax.lax.scan(move, states, jax.random.split(key, args.moves))
-
-        return play
 
     _, states = jax.jit(jax.vmap(jax_env.reset))(
         jax.random.split(jax.random.PRNGKey(1), args.games)
@@ -97,7 +101,7 @@ def main(argv=None) -> int:
             max_num_considered_actions=args.considered,
             num_roots=args.roots,
         )
-        play = make_play(config)
+        play = make_play(network, config, args.games, args.moves)
         t0 = time.perf_counter()
         jax.block_until_ready(play(jax.random.PRNGKey(2), states, params))
         compile_s = time.perf_counter() - t0

@@ -1,0 +1,42 @@
+"""The search benchmark (python/scripts/bench_search.py) plays through the public search.
+
+Only traced here (jax.eval_shape: no compile): a change of the search's signature that
+the benchmark missed fails at once, without the minutes a compiled search costs.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import pytest
+
+from hackmatrix import jax_env
+from hackmatrix.purejaxrl.network import make_network
+from hackmatrix.search.search import SearchConfig
+
+_PATH = Path(__file__).resolve().parents[2] / "python" / "scripts" / "bench_search.py"
+_SPEC = importlib.util.spec_from_file_location("bench_search", _PATH)
+bench = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(bench)
+
+
+def test_a_measured_call_traces_to_one_action_per_game_and_move():
+    games, moves = 3, 2
+    network = make_network(8, 1)
+    obs = jnp.zeros((1, jax_env.env.OBS_SIZE))
+    params = jax.eval_shape(network.init, jax.random.PRNGKey(0), obs)  # shapes only
+    keys = jax.random.split(jax.random.PRNGKey(1), games)
+    _, states = jax.eval_shape(jax.vmap(jax_env.reset), keys)
+    play = bench.make_play(network, SearchConfig(num_simulations=2), games, moves)
+    _, (done, action) = jax.eval_shape(play, jax.random.PRNGKey(2), states, params)
+    assert done.shape == action.shape == (moves, games)
+    assert action.dtype == jnp.int32
+
+
+def test_bad_sizes_are_refused(capsys):
+    with pytest.raises(SystemExit):
+        bench.parse_args(["--simulations", "0"])
+    assert "must be at least 1" in capsys.readouterr().err
