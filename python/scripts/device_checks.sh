@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The accelerator checks of issues 49-51, as one script for a short lease
-# (specs/performance.md, "What a lease should run"). Each part runs under its own
+# (specs/performance.md, "Left for the next GPU lease"). Each part runs under its own
 # time limit and writes its log (and JSON, where the tool writes one) to $OUT as soon
 # as it ends, so a lease cut short still returns every part that finished:
 #
