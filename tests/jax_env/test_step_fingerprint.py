@@ -154,13 +154,13 @@ CASES = {"canonical": (J.EnvParams(), 51), "curriculum": (CURRICULUM, 52)}
 MASKED_CHUNKS = 2  # the masked form runs ~35x slower on a CPU: a quarter of the rollout
 
 
-# The CPU's form (machinery/form.py) must give the recorded results.
+# The default form (machinery/form.py) must give the recorded results.
 @pytest.mark.parametrize("case", CASES)
 def test_rollout_is_unchanged(case):
     assert fingerprint(*CASES[case], form.GATHERED) == EXPECTED[case]
 
 
-# The accelerators' form, compiled here for the CPU, must give the CPU form's results.
+# The masked form (fixed loops, selects), compiled here for the CPU, must give the same results.
 @pytest.mark.parametrize("case", CASES)
 def test_masked_form_equals_gathered_form(case):
     gathered = fingerprint(*CASES[case], form.GATHERED, MASKED_CHUNKS)

@@ -6,24 +6,25 @@ results bit for bit:
 
 - "gathered": the envs that need it are gathered into chunks inside a loop
   that runs until none is left (batching.apply_compacted), and searches stop
-  as soon as they are done. Least arithmetic: the form a CPU runs fastest.
+  as soon as they are done. Least arithmetic, and the fewest kernel launches.
 - "masked": every env computes it and a select keeps it where needed, and
-  every loop runs a fixed number of rounds. More arithmetic but no loop whose
-  trip count depends on the data (on a GPU each round of such a loop reads
-  its predicate back to the host) and no gather/scatter around the work: the
-  form for accelerators, where a step is bound by kernel launches.
+  every loop runs a fixed number of rounds. No loop whose trip count depends
+  on the data and no gather/scatter around the work, but more arithmetic and
+  more launches (the enemy activations run all 35 rounds).
 
 The form is read when the step is traced: `HACKMATRIX_STEP_FORM` if set, else
-"gathered" on the CPU backend and "masked" on any other. `using(form)` sets it
-for the code traced inside it (tests, benchmarks); functions jitted at module
-level take the form as a static argument, so each form is traced once.
+"gathered" on every backend. The masked form was built for accelerators, but
+on an H200 (specs/performance.md, issue 51) the gathered form ran 934 k steps/s
+at 8,192 envs against its 643 k: the masked form's ~1,230 launches a step cost
+more than the gathered form's ~800 plus its loops' reads of their predicates.
+`using(form)` sets it for the code traced inside it (tests, benchmarks);
+functions jitted at module level take the form as a static argument, so each
+form is traced once.
 """
 
 import contextlib
 import os
 from collections.abc import Iterator
-
-import jax
 
 GATHERED = "gathered"
 MASKED = "masked"
@@ -40,11 +41,12 @@ def _checked(form: str) -> str:
 
 
 def default_form() -> str:
-    """The environment's choice, else the backend's: gathered on CPU, masked elsewhere."""
+    """The environment's choice, else gathered (the faster form on the CPU and on the GPU
+    measured so far)."""
     chosen = os.environ.get(ENV_VAR)
-    if chosen:
-        return _checked(chosen)
-    return GATHERED if jax.default_backend() == "cpu" else MASKED
+    if chosen and chosen not in FORMS:
+        raise ValueError(f"{ENV_VAR}={chosen!r}: the step form must be one of {', '.join(FORMS)}")
+    return chosen or GATHERED
 
 
 def current() -> str:
