@@ -10,8 +10,12 @@
 #   3 graphs       the masked form with XLA's command buffers (CUDA graphs) on
 #   4 trainer      the default network's training, 256 / 2,048 envs
 #   5 search       the play-time search's moves/s at 8 / 16 simulations
-#   6 expert       expert iteration's training throughput (16 simulations a step, 1,024 envs);
-#                  not in the default set
+#   6 expert       expert iteration's training throughput (16 simulations a step, 1,024 envs)
+#   7 duel         expert iteration (as in 6) against PPO continued (train.sh's recipe), both
+#                  from the shipped weights for $DEVICE_CHECKS_DUEL_MINUTES (4) each, seeds
+#                  $DEVICE_CHECKS_DUEL_SEEDS (11); each run's last weights to $OUT as .npz, for
+#                  evaluate_agent.py --compare on any machine (experiments §49)
+# Parts 6 and 7 are not in the default set.
 #
 # The sizes are what the 2026-11-29 lease left unmeasured (8,192 envs, 1 / 16 / 64
 # simulations and part 6 were read then), after the default form became gathered: every
@@ -38,15 +42,17 @@ fi
 export PYTHONPATH="$root/python${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
 parts="${DEVICE_CHECKS_PARTS:-0 1 2 3 4 5}"
 bundle="${DEVICE_CHECKS_BUNDLE:-}"  # a .tgz path: refreshed after every part
+duel_seeds="${DEVICE_CHECKS_DUEL_SEEDS:-11}"
 
 if [ -n "${DEVICE_CHECKS_SMOKE:-}" ]; then  # every part at sizes a CPU runs in seconds
     shape_envs=64 engine_envs=64 engine_steps=4 train_envs=16 train_seconds=1
     search_sims="1 2" search_games=4 search_moves=2 graph_envs=64 ei_envs=4 ei_minutes=0.05 limit=900
+    duel_minutes=0.05 duel_ppo=(--num-envs 8)
     export JAX_DISABLE_MOST_OPTIMIZATIONS=1  # the masked form compiles for minutes on a CPU
 else
     shape_envs=8192 engine_envs="131072 524288" engine_steps=32 train_envs="256 2048"
     train_seconds=6 search_sims="8 16" search_games=256 search_moves=16 graph_envs=8192
-    ei_envs=1024 ei_minutes=1.5 limit=""
+    ei_envs=1024 ei_minutes=1.5 duel_minutes="${DEVICE_CHECKS_DUEL_MINUTES:-4}" duel_ppo=() limit=""
 fi
 
 # part NAME SECONDS COMMAND...: run it under its limit, its output to $OUT/NAME.log.
@@ -100,6 +106,25 @@ if wants 6; then  # §45's closest run to PPO (DAgger, the searched move, env tr
         --total-timesteps 1000000000 --seed 11 --log-interval 1 --save-interval 100000 \
         --eval-episodes 0 --no-wandb --no-episode-gif --run-name device-expert \
         --checkpoint-dir "${TMPDIR:-/tmp}/device_checks_ckpt"
+fi
+if wants 7; then  # expert iteration against PPO continued, equal minutes, from the shipped weights
+    ckpt="${TMPDIR:-/tmp}/device_checks_ckpt"
+    common=(--init-from python/hackmatrix/pretrained/policy.npz --program-levers-from-update 0
+        --time-limit-minutes "$duel_minutes" --total-timesteps 100000000000 --log-interval 5
+        --save-interval 100000 --eval-episodes 0 --no-wandb --no-episode-gif --checkpoint-dir "$ckpt")
+    duel_limit=$(awk "BEGIN { print int($duel_minutes * 60 + 150) }")
+    for seed in $duel_seeds; do
+        part "7-expert-s$seed" "$duel_limit" "$PYTHON" python/scripts/train_purejaxrl.py \
+            --preset expert-iteration "${common[@]}" --seed "$seed" --num-envs "$ei_envs" \
+            --num-steps 32 --search-acting network --search-policy-target argmax \
+            --search-tree-reward env --search-simulations 16 --run-name "duel-expert-s$seed"
+        part "7-ppo-s$seed" "$duel_limit" "$PYTHON" python/scripts/train_purejaxrl.py "${common[@]}" \
+            "${duel_ppo[@]}" --seed "$seed" --run-name "duel-ppo-s$seed"
+        for run in "duel-expert-s$seed" "duel-ppo-s$seed"; do  # the last save's weights, KBs
+            part "7-export-$run" 60 "$PYTHON" python/scripts/export_params.py "$ckpt/$run" \
+                "$OUT/7-$run.npz"
+        done
+    done
 fi
 if wants 3; then
     XLA_FLAGS="${XLA_FLAGS:-} --xla_gpu_enable_command_buffer=FUSION,CUBLAS,CUDNN,CUSTOM_CALL,CONDITIONAL,WHILE" \

@@ -13,9 +13,6 @@ them) is prose: update its evaluation table by hand from `hackmatrix-evaluate
 from __future__ import annotations
 
 import argparse
-import datetime
-import hashlib
-import json
 import sys
 from pathlib import Path
 
@@ -31,35 +28,19 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
 
     from hackmatrix.pretrained import PRETRAINED_CONFIG, PRETRAINED_PARAMS
-    from hackmatrix.purejaxrl.checkpoint import (
-        CheckpointError,
-        load_checkpoint,
-        save_params_npz,
-    )
+    from hackmatrix.purejaxrl.checkpoint import CheckpointError, export_policy
 
     if args.checkpoint.suffix != ".pkl":
         parser.error(f"{args.checkpoint}: give a checkpoint_N.pkl (it carries the run's config)")
     try:
-        checkpoint = load_checkpoint(args.checkpoint)
+        record = export_policy(
+            args.checkpoint, PRETRAINED_PARAMS, command=args.command, date_key="shipped"
+        )
     except CheckpointError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    save_params_npz(PRETRAINED_PARAMS, checkpoint["params"])
-    digest = hashlib.sha256(PRETRAINED_PARAMS.read_bytes()).hexdigest()
-    record = {
-        "source": {
-            "run": args.checkpoint.parent.name,
-            "checkpoint": args.checkpoint.name,
-            "update": int(checkpoint["step"]),
-            "env_steps": int(checkpoint.get("timesteps", 0)),
-            "command": args.command,
-            "shipped": datetime.date.today().isoformat(),
-            "params_sha256": digest,
-        },
-        "config": dict(checkpoint["config"]),
-    }
-    PRETRAINED_CONFIG.write_text(json.dumps(record, indent=2, sort_keys=True, default=str) + "\n")
     size = PRETRAINED_PARAMS.stat().st_size
+    digest = record["source"]["params_sha256"]
     print(f"wrote {PRETRAINED_PARAMS} ({size / 1024:.0f} KiB, sha256 {digest[:12]}...)")
     print(f"wrote {PRETRAINED_CONFIG}")
     return 0

@@ -11,6 +11,7 @@ place, so a crash mid-write never damages the previous checkpoint.
 from __future__ import annotations
 
 import datetime
+import hashlib
 import io
 import json
 import os
@@ -51,7 +52,7 @@ class CheckpointError(ValueError):
 # ------------------------------------------------------------------ file writes
 
 
-def atomic_write(path: Path, write: Callable[[io.BufferedWriter], None]) -> Path:
+def atomic_write(path: Path, write: Callable[[io.BufferedWriter], object]) -> Path:
     """Write `path` via `write(file)` into a temp file, fsync, then rename over it."""
     path = Path(path)
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
@@ -87,6 +88,35 @@ def save_params_npz(path: Path, params: Any) -> Path:
     # Any: numpy's stub reads a ** of str keys as possibly its bool `allow_pickle`.
     arrays: dict[str, Any] = flatten_params(params)
     return atomic_write(path, lambda f: np.savez(f, **arrays))
+
+
+def export_policy(
+    checkpoint_path: Path, npz_path: Path, *, command: str | None = None, date_key: str = "exported"
+) -> dict:
+    """Write a checkpoint's parameters as `npz_path` and, beside it, a same-named `.json`
+    holding where they came from and the run's config: the form `load_policy` reads
+    without the checkpoint (the shipped policy's, and what a lent machine copies out; a
+    checkpoint also carries the optimizer and the env batch, megabytes). The record's
+    `date_key` names the day (the shipped policy's card says "shipped"). Returns the
+    record written to the `.json`."""
+    checkpoint_path, npz_path = Path(checkpoint_path), Path(npz_path)
+    checkpoint = load_checkpoint(checkpoint_path)
+    save_params_npz(npz_path, checkpoint["params"])
+    record = {
+        "source": {
+            "run": checkpoint_path.parent.name,
+            "checkpoint": checkpoint_path.name,
+            "update": int(checkpoint["step"]),
+            "env_steps": int(checkpoint.get("timesteps", 0)),
+            "command": command,
+            date_key: datetime.date.today().isoformat(),
+            "params_sha256": hashlib.sha256(npz_path.read_bytes()).hexdigest(),
+        },
+        "config": dict(checkpoint["config"]),
+    }
+    text = json.dumps(record, indent=2, sort_keys=True, default=str) + "\n"
+    atomic_write(npz_path.with_suffix(".json"), lambda f: f.write(text.encode()))
+    return record
 
 
 def _host(tree):

@@ -1,0 +1,79 @@
+"""`export_params.py` / `checkpoint.export_policy`: a run's weights out as a small .npz with
+its config beside it, readable by every tool that takes a policy."""
+
+import importlib.util
+import json
+import pickle
+from pathlib import Path
+
+import jax
+import numpy as np
+import pytest
+
+from hackmatrix.pretrained import PRETRAINED_CONFIG, PRETRAINED_PARAMS
+from hackmatrix.purejaxrl.checkpoint import FORMAT_VERSION, load_params, load_policy
+
+SCRIPT = Path(__file__).resolve().parents[2] / "python" / "scripts" / "export_params.py"
+_SPEC = importlib.util.spec_from_file_location("export_params", SCRIPT)
+export_params = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(export_params)
+
+
+def _checkpoint(run_dir: Path, step: int) -> Path:
+    """A checkpoint holding the shipped weights and config, as the trainer writes one (with a
+    stand-in optimizer state and env batch: the export must leave them behind)."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    payload = {
+        "format_version": FORMAT_VERSION,
+        "step": step,
+        "timesteps": step * 32_768,
+        "params": load_params(PRETRAINED_PARAMS),
+        "opt_state": np.zeros(100_000, np.float32),
+        "rng": np.zeros(2, np.uint32),
+        "config": json.loads(PRETRAINED_CONFIG.read_text())["config"],
+        "metrics": {},
+        "last_logged_step": step,
+    }
+    path = run_dir / f"checkpoint_{step}.pkl"
+    path.write_bytes(pickle.dumps(payload))
+    return path
+
+
+def test_a_run_directory_exports_its_latest_checkpoint(tmp_path, capsys):
+    run = tmp_path / "checkpoints" / "duel-expert-s11"
+    _checkpoint(run, 3)
+    latest = _checkpoint(run, 9)
+    out = tmp_path / "out" / "duel-expert-s11.npz"
+    assert export_params.main([str(run), str(out)]) == 0
+    assert "update 9, 294,912 env steps" in capsys.readouterr().out
+    record = json.loads(out.with_suffix(".json").read_text())
+    assert record["source"]["checkpoint"] == latest.name
+    assert record["source"]["run"] == "duel-expert-s11" and "exported" in record["source"]
+    assert out.stat().st_size < latest.stat().st_size  # the optimizer and env batch stay behind
+    # What evaluate and the viewers read: the same network and weights, without the run.
+    exported, shipped = load_policy(out), load_policy(PRETRAINED_PARAMS)
+    assert exported.config == shipped.config
+    same = jax.tree_util.tree_map(np.array_equal, exported.params, shipped.params)
+    assert jax.tree_util.tree_leaves(same) and all(jax.tree_util.tree_leaves(same))
+
+
+@pytest.mark.parametrize(
+    ("source", "out", "message"),
+    [
+        ("missing", "w.npz", "no such file"),
+        ("empty", "w.npz", "contains no checkpoint_"),
+        ("notes.txt", "w.npz", "give a run directory or a checkpoint_N.pkl"),
+    ],
+)
+def test_bad_sources_are_clear_errors_and_write_nothing(tmp_path, capsys, source, out, message):
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "notes.txt").write_text("x")
+    assert export_params.main([str(tmp_path / source), str(tmp_path / out)]) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / out).exists()
+
+
+def test_the_output_must_be_an_npz(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        export_params.main([str(tmp_path), str(tmp_path / "w.pkl")])
+    assert "must be a .npz" in capsys.readouterr().err
