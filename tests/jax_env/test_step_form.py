@@ -30,7 +30,6 @@ def test_using_nests_and_restores(monkeypatch):
             assert form.current() == form.GATHERED
         assert form.masked()
     assert form.current() == form.GATHERED
-    with pytest.raises(ValueError, match="step form must be one of"):
-        with form.using("fused"):
-            pass
+    with pytest.raises(ValueError, match="step form must be one of"), form.using("fused"):
+        pass
     assert form.current() == form.GATHERED
