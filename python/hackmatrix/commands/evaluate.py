@@ -46,10 +46,24 @@ from hackmatrix.analysis.table import format_table
 from hackmatrix.commands.options import add_search_flags, check_search_flags, search_options
 
 
-def parse_args(argv=None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
         description="Evaluate the behaviour of HackMatrix policies on a fixed game set."
     )
+    _add_what_to_read(parser.add_argument_group("what to read"))
+    _add_which_checkpoints(parser.add_argument_group("which checkpoints of a run"))
+    _add_how_to_play(parser.add_argument_group("the games and how they are played"))
+    add_search_flags(parser.add_argument_group("planning (specs/search.md)"), several=True)
+    output = parser.add_argument_group("output")
+    output.add_argument("--json", type=Path, default=None, help="write the summaries as JSON here")
+    output.add_argument(
+        "--png", type=Path, default=None, help="write the behaviour figure here (needs matplotlib)"
+    )
+    parser.add_argument("--env-module", default="hackmatrix.jax_env", help=argparse.SUPPRESS)
+    return parser
+
+
+def _add_what_to_read(p) -> None:
     p.add_argument(
         "model",
         nargs="?",
@@ -98,6 +112,9 @@ def parse_args(argv=None) -> argparse.Namespace:
         help="the policy that ships with the project (python/hackmatrix/pretrained/MODEL_CARD.md); "
         "the policy name 'pretrained' means the same, e.g. --compare pretrained random",
     )
+
+
+def _add_which_checkpoints(p) -> None:
     p.add_argument(
         "--checkpoint-dir",
         default="checkpoints",
@@ -120,6 +137,9 @@ def parse_args(argv=None) -> argparse.Namespace:
         help="pool a run's checkpoints saved at these updates (checkpoint_U.pkl), pooled as "
         "--last-checkpoints pools: to read two runs at the same updates",
     )
+
+
+def _add_how_to_play(p) -> None:
     p.add_argument(
         "--policy",
         dest="mode",
@@ -164,13 +184,17 @@ def parse_args(argv=None) -> argparse.Namespace:
         "pending (0..35); they appear after the first turn as a siphon's would, so the games "
         "show how the agent fights siphon-spawned enemies (default 0: canonical starts)",
     )
-    add_search_flags(p, several=True)
-    p.add_argument("--json", type=Path, default=None, help="write the summaries as JSON here")
-    p.add_argument(
-        "--png", type=Path, default=None, help="write the behaviour figure here (needs matplotlib)"
-    )
-    p.add_argument("--env-module", default="hackmatrix.jax_env", help=argparse.SUPPRESS)
-    args = p.parse_args(argv)
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    _check_args(parser, args)
+    return args
+
+
+def _check_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """The combinations argparse cannot check; `p.error` exits with the usage line."""
     given = [
         args.model is not None,
         args.compare is not None,
@@ -205,7 +229,6 @@ def parse_args(argv=None) -> argparse.Namespace:
             args.target = [parse_target(text) for text in args.target]
         except ValueError as error:
             p.error(str(error))
-    return args
 
 
 def policy_texts(args) -> list[str]:
