@@ -37,28 +37,21 @@ def swift_binary() -> Path:
 # so the workers finish together instead of one running a long file alone (xdist's own
 # order, by the number of tests in a file, put the one-test learning slice last).
 # Only the order depends on this list: a file missing from it still runs, after these.
-# "(est.)": placed from the slowest-15 list of a fresh-clone run (2026-11-29), not summed.
 HEAVY_FILES_FIRST = (
     "tests/purejaxrl/test_bit_identical.py",  # ~220: five recipes, five compiles
     "tests/purejaxrl/test_runs.py",  # 288
     "tests/purejaxrl/test_learning.py",  # 182
-    "tests/jax_env/test_step_fingerprint.py",  # ~170 (est.): both forms' compiles
     "tests/analysis/test_behaviour.py",  # 177
     "tests/purejaxrl/test_expert_iteration.py",  # 144 (one worker, load 3): the search's chunk
-    "tests/search/test_play.py",  # ~110 (est.): the searched play loop's compile
-    "tests/analysis/test_play.py",  # ~95 (est.)
     "tests/jax_env/test_properties.py",  # 138
     "parity/tests/test_parity_engines.py",  # 131
     "tests/purejaxrl/test_networks.py",  # 120
-    "tests/search/test_fairness.py",  # ~75 (est.)
     "tests/jax_env/test_bench_rollout.py",  # 112
     "tests/purejaxrl/test_multihost.py",  # 106
     "parity/tests/test_curriculum_starts.py",  # 98
     "tests/purejaxrl/test_ppo.py",  # 83
     "tests/purejaxrl/test_program_levers_delay.py",  # 80
     "tests/test_viewer.py",  # 72
-    "tests/search/test_tree_reward.py",  # ~60 (est.)
-    "tests/analysis/test_episode_gif.py",  # ~60 (est.)
     "tests/purejaxrl/test_reward_weights.py",  # 66
     "tests/purejaxrl/test_ent_coef_programs.py",  # 63
     "tests/test_gym_engine_crash.py",  # 52
