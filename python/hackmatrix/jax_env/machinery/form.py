@@ -34,9 +34,9 @@ ENV_VAR = "HACKMATRIX_STEP_FORM"
 _override: list[str] = []  # innermost `using` last
 
 
-def _checked(form: str) -> str:
+def _checked(form: str, where: str = "") -> str:
     if form not in FORMS:
-        raise ValueError(f"step form must be one of {FORMS}, got {form!r}")
+        raise ValueError(f"{where}step form must be one of {', '.join(FORMS)}, got {form!r}")
     return form
 
 
@@ -44,9 +44,7 @@ def default_form() -> str:
     """The environment's choice, else gathered (the faster form on the CPU and on the GPU
     measured so far)."""
     chosen = os.environ.get(ENV_VAR)
-    if chosen and chosen not in FORMS:
-        raise ValueError(f"{ENV_VAR}={chosen!r}: the step form must be one of {', '.join(FORMS)}")
-    return chosen or GATHERED
+    return _checked(chosen, f"{ENV_VAR}={chosen!r}: the ") if chosen else GATHERED
 
 
 def current() -> str:
