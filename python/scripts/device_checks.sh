@@ -55,6 +55,15 @@ else
     ei_envs=1024 ei_minutes=1.5 duel_minutes="${DEVICE_CHECKS_DUEL_MINUTES:-4}" duel_ppo=() limit=""
 fi
 
+# Parts 6 and 7's expert iteration: §45's closest run to PPO (DAgger, the searched move as
+# target, env tree, 16 simulations), from the shipped weights.
+ckpt="${TMPDIR:-/tmp}/device_checks_ckpt"
+from_shipped=(--init-from python/hackmatrix/pretrained/policy.npz --program-levers-from-update 0
+    --total-timesteps 100000000000 --save-interval 100000 --eval-episodes 0 --no-wandb
+    --no-episode-gif --checkpoint-dir "$ckpt")
+expert=(--preset expert-iteration --num-envs "$ei_envs" --num-steps 32 --search-acting network
+    --search-policy-target argmax --search-tree-reward env --search-simulations 16)
+
 # part NAME SECONDS COMMAND...: run it under its limit, its output to $OUT/NAME.log.
 part() {
     local name="$1" seconds="${limit:-$2}"
@@ -98,31 +107,21 @@ if wants 5; then
     part 5-search 110 "$PYTHON" python/scripts/bench_search.py --simulations $search_sims \
         --games "$search_games" --moves "$search_moves" --params "$params" --out "$OUT/5-search.json"
 fi
-if wants 6; then  # §45's closest run to PPO (DAgger, the searched move, env tree), from the shipped weights
-    part 6-expert 110 "$PYTHON" python/scripts/train_purejaxrl.py --preset expert-iteration \
-        --init-from python/hackmatrix/pretrained/policy.npz --program-levers-from-update 0 \
-        --num-envs "$ei_envs" --num-steps 32 --search-acting network --search-policy-target argmax \
-        --search-tree-reward env --search-simulations 16 --time-limit-minutes "$ei_minutes" \
-        --total-timesteps 1000000000 --seed 11 --log-interval 1 --save-interval 100000 \
-        --eval-episodes 0 --no-wandb --no-episode-gif --run-name device-expert \
-        --checkpoint-dir "${TMPDIR:-/tmp}/device_checks_ckpt"
+if wants 6; then
+    part 6-expert 110 "$PYTHON" python/scripts/train_purejaxrl.py "${expert[@]}" "${from_shipped[@]}" \
+        --time-limit-minutes "$ei_minutes" --seed 11 --log-interval 1 --run-name device-expert
 fi
-if wants 7; then  # expert iteration against PPO continued, equal minutes, from the shipped weights
-    ckpt="${TMPDIR:-/tmp}/device_checks_ckpt"
-    common=(--init-from python/hackmatrix/pretrained/policy.npz --program-levers-from-update 0
-        --time-limit-minutes "$duel_minutes" --total-timesteps 100000000000 --log-interval 5
-        --save-interval 100000 --eval-episodes 0 --no-wandb --no-episode-gif --checkpoint-dir "$ckpt")
+if wants 7; then  # expert iteration against PPO continued, equal minutes
     duel_limit=$(awk "BEGIN { print int($duel_minutes * 60 + 150) }")
     for seed in $duel_seeds; do
-        part "7-expert-s$seed" "$duel_limit" "$PYTHON" python/scripts/train_purejaxrl.py \
-            --preset expert-iteration "${common[@]}" --seed "$seed" --num-envs "$ei_envs" \
-            --num-steps 32 --search-acting network --search-policy-target argmax \
-            --search-tree-reward env --search-simulations 16 --run-name "duel-expert-s$seed"
-        part "7-ppo-s$seed" "$duel_limit" "$PYTHON" python/scripts/train_purejaxrl.py "${common[@]}" \
-            "${duel_ppo[@]}" --seed "$seed" --run-name "duel-ppo-s$seed"
-        for run in "duel-expert-s$seed" "duel-ppo-s$seed"; do  # the last save's weights, KBs
-            part "7-export-$run" 60 "$PYTHON" python/scripts/export_params.py "$ckpt/$run" \
-                "$OUT/7-$run.npz"
+        for run in expert ppo; do
+            if [ "$run" = expert ]; then flags=("${expert[@]}"); else flags=("${duel_ppo[@]}"); fi
+            part "7-$run-s$seed" "$duel_limit" "$PYTHON" python/scripts/train_purejaxrl.py \
+                "${flags[@]}" "${from_shipped[@]}" --time-limit-minutes "$duel_minutes" \
+                --seed "$seed" --log-interval 5 --run-name "duel-$run-s$seed"
+            # the last save's weights (KBs, not the checkpoint's env batch)
+            part "7-export-duel-$run-s$seed" 60 "$PYTHON" python/scripts/export_params.py \
+                "$ckpt/duel-$run-s$seed" "$OUT/7-duel-$run-s$seed.npz"
         done
     done
 fi
