@@ -1,19 +1,12 @@
 """The CPU-steal reading the JAX engine benchmark prints beside its timings."""
 
-import importlib.util
-from pathlib import Path
-
 import pytest
-
-_PATH = Path(__file__).resolve().parents[1] / "python" / "scripts" / "bench_jax_env.py"
+from script_loading import load_script
 
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("bench_jax_env", _PATH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("bench_jax_env")
 
 
 def test_steal_percent(bench, monkeypatch):

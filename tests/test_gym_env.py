@@ -320,14 +320,11 @@ def test_gymnasium_vector_env(swift_binary, kind):
 
 @pytest.mark.swift
 def test_bench_gym_writes_its_table_as_json(swift_binary, tmp_path):
-    import importlib.util
     import json
-    from pathlib import Path
 
-    path = Path(__file__).resolve().parents[1] / "python" / "scripts" / "bench_gym.py"
-    spec = importlib.util.spec_from_file_location("bench_gym", path)
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    from script_loading import load_script
+
+    bench = load_script("bench_gym")
     out = tmp_path / "bench.json"
     assert (
         bench.main(

@@ -6,11 +6,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from script_loading import load_path, load_script
 
-SCRIPT = Path(__file__).resolve().parents[1] / "python" / "scripts" / "pytest_workers.py"
-_SPEC = importlib.util.spec_from_file_location("pytest_workers", SCRIPT)
-workers = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(workers)
+workers = load_script("pytest_workers")
+SCRIPT = Path(workers.__file__)
 
 PARALLEL_2 = ["-n", "2", "--dist", "loadfile", "--no-loadscope-reorder"]
 
@@ -82,9 +81,7 @@ def test_the_heavy_files_run_first_and_all_exist(request):
     listed files it holds first, in the list's order."""
     root = Path(request.config.rootpath)
     # By path: several conftest.py files share the module name "conftest".
-    spec = importlib.util.spec_from_file_location("tests_conftest", root / "tests/conftest.py")
-    conftest = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(conftest)
+    conftest = load_path(root / "tests/conftest.py", "tests_conftest")
     heavy = conftest.HEAVY_FILES_FIRST
     assert [name for name in heavy if not (root / name).is_file()] == []
     assert len(set(heavy)) == len(heavy)

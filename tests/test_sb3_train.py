@@ -5,23 +5,11 @@ import importlib.util
 import json
 import re
 import sqlite3
-from pathlib import Path
 
 import pytest
+from script_loading import load_script
 
 from hackmatrix.commands import watch_sb3 as watch
-
-SCRIPTS = Path(__file__).resolve().parents[1] / "python" / "scripts"
-
-
-def load_script(name: str):
-    spec = importlib.util.spec_from_file_location(
-        f"hackmatrix_script_{name}", SCRIPTS / f"{name}.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
 
 train = load_script("train")
 

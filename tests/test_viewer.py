@@ -259,12 +259,9 @@ def test_watch_records_one_gif_frame_per_step_on_jax(tmp_path, jax_cache):
 def _purejaxrl_tiny_flags() -> list[str]:
     """TINY_FLAGS of tests/purejaxrl/conftest.py, read by path (several conftest modules
     share the name "conftest")."""
-    import importlib.util
+    from script_loading import load_path
 
-    path = REPO / "tests" / "purejaxrl" / "conftest.py"
-    spec = importlib.util.spec_from_file_location("purejaxrl_test_conftest", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_path(REPO / "tests" / "purejaxrl" / "conftest.py", "purejaxrl_test_conftest")
     return list(module.TINY_FLAGS)
 
 

@@ -27,16 +27,10 @@ def main(argv=None) -> int:
     if args.out.suffix != ".npz":
         parser.error(f"{args.out}: the output must be a .npz")
 
-    from hackmatrix.purejaxrl.checkpoint import (
-        CheckpointError,
-        export_policy,
-        latest_checkpoint,
-    )
+    from hackmatrix.purejaxrl.checkpoint import CheckpointError, export_policy, resolve_params_path
 
     try:
-        if not args.source.exists():
-            raise CheckpointError(f"{args.source}: no such file or run directory")
-        checkpoint = latest_checkpoint(args.source) if args.source.is_dir() else args.source
+        checkpoint = resolve_params_path(args.source)  # a run directory: its latest checkpoint
         if checkpoint.suffix != ".pkl":
             raise CheckpointError(f"{checkpoint}: give a run directory or a checkpoint_N.pkl")
         args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -7,13 +7,13 @@ here, finds them in this module. Loading it also puts tests/purejaxrl on sys.pat
 test_runs.py and standin_env.py live.
 """
 
-import importlib.util
 from pathlib import Path
 
-_PATH = Path(__file__).resolve().parents[1] / "purejaxrl" / "conftest.py"
-_SPEC = importlib.util.spec_from_file_location("purejaxrl_tests_conftest", _PATH)
-_trainer_tests = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(_trainer_tests)
+from script_loading import load_path
+
+_trainer_tests = load_path(
+    Path(__file__).resolve().parents[1] / "purejaxrl" / "conftest.py", "purejaxrl_tests_conftest"
+)
 
 REPO = _trainer_tests.REPO
 TINY_FLAGS = _trainer_tests.TINY_FLAGS
@@ -21,3 +21,4 @@ TINY_BATCH = _trainer_tests.TINY_BATCH
 game_module_name = _trainer_tests.game_module_name
 game_module = _trainer_tests.game_module  # the session fixture
 subprocess_env = _trainer_tests.subprocess_env
+standin_run = _trainer_tests.standin_run

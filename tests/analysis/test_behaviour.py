@@ -620,14 +620,9 @@ def test_bad_settings_are_clear_errors():
 
 
 def _load_script():
-    import importlib.util
+    from script_loading import load_script
 
-    spec = importlib.util.spec_from_file_location(
-        "evaluate_agent", REPO / "python/scripts/evaluate_agent.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("evaluate_agent")
 
 
 def test_cli_writes_table_json_and_png(random_result, tmp_path, capsys):

@@ -1,7 +1,6 @@
 """`export_params.py` / `checkpoint.export_policy`: a run's weights out as a small .npz with
 its config beside it, readable by every tool that takes a policy."""
 
-import importlib.util
 import json
 import pickle
 from pathlib import Path
@@ -9,14 +8,13 @@ from pathlib import Path
 import jax
 import numpy as np
 import pytest
+from script_loading import load_script
 
 from hackmatrix.pretrained import PRETRAINED_CONFIG, PRETRAINED_PARAMS
 from hackmatrix.purejaxrl.checkpoint import FORMAT_VERSION, load_params, load_policy
 
-SCRIPT = Path(__file__).resolve().parents[2] / "python" / "scripts" / "export_params.py"
-_SPEC = importlib.util.spec_from_file_location("export_params", SCRIPT)
-export_params = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(export_params)
+export_params = load_script("export_params")
+SCRIPT = Path(export_params.__file__)
 
 
 def _checkpoint(run_dir: Path, step: int) -> Path:
@@ -62,12 +60,14 @@ def test_a_run_directory_exports_its_latest_checkpoint(tmp_path, capsys):
     [
         ("missing", "w.npz", "no such file"),
         ("empty", "w.npz", "contains no checkpoint_"),
-        ("notes.txt", "w.npz", "give a run directory or a checkpoint_N.pkl"),
+        ("notes.txt", "w.npz", "expected a checkpoint_*.pkl"),
+        ("params.npz", "w.npz", "give a run directory or a checkpoint_N.pkl"),
     ],
 )
 def test_bad_sources_are_clear_errors_and_write_nothing(tmp_path, capsys, source, out, message):
     (tmp_path / "empty").mkdir()
     (tmp_path / "notes.txt").write_text("x")
+    (tmp_path / "params.npz").write_bytes(b"")  # already an export: nothing to copy out
     assert export_params.main([str(tmp_path / source), str(tmp_path / out)]) == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / out).exists()

@@ -6,21 +6,16 @@ the benchmark missed fails at once, without the minutes a compiled search costs.
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import jax
 import jax.numpy as jnp
 import pytest
+from script_loading import load_script
 
 from hackmatrix import jax_env
 from hackmatrix.purejaxrl.network import make_network
 from hackmatrix.search.search import SearchConfig
 
-_PATH = Path(__file__).resolve().parents[2] / "python" / "scripts" / "bench_search.py"
-_SPEC = importlib.util.spec_from_file_location("bench_search", _PATH)
-bench = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(bench)
+bench = load_script("bench_search")
 
 
 def test_a_measured_call_traces_to_one_action_per_game_and_move():
