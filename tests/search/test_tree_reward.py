@@ -17,7 +17,6 @@ import pytest
 from hackmatrix import jax_env
 from hackmatrix.jax_env import REWARD_COMPONENT_NAMES
 from hackmatrix.jax_env.constants import SIPHON_ACTION
-from hackmatrix.jax_env.step import step_state
 from hackmatrix.purejaxrl import shaping
 from hackmatrix.purejaxrl.network import make_network
 from hackmatrix.purejaxrl.resolve import resolve_command_line
@@ -32,10 +31,9 @@ from hackmatrix.search.search import (
     tree_reward_named,
 )
 
-from .test_undo import SCENARIOS, STEP_PENALTY, WAIT
+from .test_undo import SCENARIOS, STEP, STEP_PENALTY, WAIT
 
 NAMES = tuple(REWARD_COMPONENT_NAMES)
-STEP = jax.jit(jax.vmap(step_state))  # one compile for the tests that step a batch
 
 
 @pytest.fixture(scope="module")

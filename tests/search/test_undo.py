@@ -49,6 +49,10 @@ def _state(transmissions=()) -> dict:
     return board
 
 
+# The env's own batched step, shared with test_tree_reward.py (same function, same batch of
+# three: one compile, through the persistent cache when the files run in two processes).
+STEP = jax.jit(jax.vmap(step_state))
+
 SCENARIOS = {
     # name: (state, actions, what the env pays on the loop beyond its step penalties)
     "data siphon": (_state(), [WAIT, DOWN, UNDO_ACTION, UNDO_ACTION], 1.0 + 0.05),
@@ -67,12 +71,12 @@ def loops():
     params = network.init(jax.random.PRNGKey(0), jnp.zeros((1, jax_env.env.OBS_SIZE)))
     recurrent_fn = _recurrent_fn(network, SearchConfig(undo_cap=2))
 
-    @jax.jit
+    search_step = jax.jit(lambda a, e: recurrent_fn((params, None), None, a, e))
+
     def model(actions, embedding):
         """The search's step and, beside it, the env's own reward for the same step."""
-        out, embedding_after = recurrent_fn((params, None), None, actions, embedding)
-        env_reward = jax.vmap(step_state)(embedding.state, actions)[1]
-        return out, embedding_after, env_reward
+        out, embedding_after = search_step(actions, embedding)
+        return out, embedding_after, STEP(embedding.state, actions)[1]
 
     names = list(SCENARIOS)
     starts = [jax_env.state_from_json(SCENARIOS[n][0]) for n in names]
