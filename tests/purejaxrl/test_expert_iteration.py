@@ -21,6 +21,7 @@ from hackmatrix.purejaxrl import cli
 from hackmatrix.purejaxrl import config as cfg
 from hackmatrix.purejaxrl.checkpoint import (
     CheckpointError,
+    latest_checkpoint,
     load_checkpoint,
     load_initial_params,
     save_checkpoint,
@@ -293,17 +294,22 @@ def test_a_run_writes_checkpoints_and_search_metrics(ei_run):
 
 
 def test_its_checkpoint_plays_like_any_other(ei_run):
-    """The evaluation tool's loader and game loop play it (greedy, a few short games)."""
-    from hackmatrix.analysis.evaluation import evaluate_policy
+    """Every tool that plays a policy loads it through `load_policy_spec`: the run's latest
+    checkpoint gives the run's network with the checkpoint's weights, which acts on a game's
+    observation. (What the tools do with a loaded policy does not depend on the algorithm
+    that trained it: tests/analysis/test_behaviour.py plays loaded checkpoints.)"""
     from hackmatrix.analysis.policies import load_policy_spec
 
     _, run_dir = ei_run
     policy = load_policy_spec(str(run_dir))
     assert policy.config["algorithm"] == "expert-iteration"
-    result = evaluate_policy(
-        jax_env, policy, "greedy", episodes=2, first_game=0, max_steps=8, batch=2, seed=0
-    )
-    assert len(result.games["game_index"]) == 2
+    stored = load_checkpoint(latest_checkpoint(run_dir))["params"]
+    same = jax.tree_util.tree_map(np.array_equal, policy.params, stored)
+    assert all(jax.tree_util.tree_leaves(same))
+    obs, _ = jax_env.reset(jax.random.PRNGKey(0))
+    logits, value = policy.network.apply(policy.params, obs[None])
+    assert logits.shape == (1, NUM_ACTIONS) and value.shape == (1,)
+    assert np.isfinite(np.asarray(logits)).all() and np.isfinite(np.asarray(value)).all()
 
 
 def test_a_resume_continues_the_algorithm(ei_run, capsys):
