@@ -3,7 +3,6 @@
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import jax
 import jax.numpy as jnp
@@ -75,9 +74,9 @@ print("ok")
     not os.environ.get("HACKMATRIX_SLOW"), reason="set HACKMATRIX_SLOW=1 for the sharded bench"
 )
 def test_sharded_rollout_is_the_single_device_rollout_per_shard_and_observes_its_states():
-    import script_loading
+    from script_loading import REPO
 
-    paths = [str(script_loading.REPO / "python"), str(Path(script_loading.__file__).parent)]
+    paths = [str(REPO / "python"), str(REPO / "tests")]  # the package, and script_loading
     env = dict(os.environ, JAX_PLATFORMS="cpu", PYTHONPATH=os.pathsep.join(paths))
     env.pop("XLA_FLAGS", None)
     out = subprocess.run(
