@@ -14,7 +14,6 @@ from hackmatrix.pretrained import PRETRAINED_CONFIG, PRETRAINED_PARAMS
 from hackmatrix.purejaxrl.checkpoint import FORMAT_VERSION, load_params, load_policy
 
 export_params = load_script("export_params")
-SCRIPT = Path(export_params.__file__)
 
 
 def _checkpoint(run_dir: Path, step: int) -> Path:

@@ -320,7 +320,7 @@ def run_multi(devices, game):
 GAMES_ON_DEVICES = [
     "standin_env",
     pytest.param(
-        "real game",
+        game_module_name(),
         marks=[
             pytest.mark.slow,
             pytest.mark.skipif(
@@ -334,7 +334,6 @@ GAMES_ON_DEVICES = [
 
 @pytest.mark.parametrize("game", GAMES_ON_DEVICES)
 def test_four_devices_match_one_device(game):
-    game = game_module_name() if game == "real game" else game
     one, four = run_multi(1, game), run_multi(4, game)
     assert (one["devices"], four["devices"]) == (1, 4)
     for key, values in one["metrics"].items():
