@@ -14,9 +14,12 @@ def test_evaluate_takes_one_or_more_simulation_counts():
         "max_num_considered_actions": 16,
         "undo_cap": None,
         "tree_reward": "env",  # the game's reward unless asked (specs/search.md §6)
+        "c_scale": 0.1,  # SearchConfig's (mctx's) default
     }
     trained = evaluate.parse_args(["p.npz", "--search", "8", "--search-tree-reward", "trained"])
     assert search_options(trained)["tree_reward"] == "trained"
+    gentler = evaluate.parse_args(["p.npz", "--search", "8", "--search-c-scale", "0.03"])
+    assert search_options(gentler)["c_scale"] == 0.03
     assert evaluate.parse_args(["p.npz"]).search is None
 
 
@@ -37,6 +40,8 @@ def test_watch_and_play_take_one():
         (play.parse_args, ["--hint", "p.npz", "--hint-search", "0"], "--hint-search"),
         (play.parse_args, ["--search-undo-cap", "-1"], "undo-cap"),
         (evaluate.parse_args, ["p.npz", "--search-tree-reward", "x"], "tree-reward"),
+        (evaluate.parse_args, ["p.npz", "--search", "4", "--search-c-scale", "0"], "c-scale"),
+        (watch_jax.parse_args, ["p.npz", "--search-c-scale", "nan"], "c-scale"),
     ],
 )
 def test_bad_search_flags_are_clear_errors(parse, argv, message, capsys):

@@ -3,6 +3,8 @@
 Numpy-free and import-light: the parity CLI imports it too.
 """
 
+import math
+
 
 def add_sampling_flags(
     parser,
@@ -19,7 +21,7 @@ def add_sampling_flags(
 def add_search_flags(parser, *, several: bool = False, flag: str = "--search") -> None:
     """The play-time search's flags (specs/search.md): `flag` N (simulations; `several`:
     one or more N, each played), --search-roots, --search-considered, --search-undo-cap,
-    --search-tree-reward."""
+    --search-tree-reward, --search-c-scale."""
     from ..purejaxrl.config import SEARCH_TREE_REWARDS  # the trainer's list (light: no jax)
 
     parser.add_argument(
@@ -65,6 +67,15 @@ def add_search_flags(parser, *, several: bool = False, flag: str = "--search") -
         "(specs/search.md §3.4); trained-unweighted, the same with every component at its "
         "game weight",
     )
+    parser.add_argument(
+        "--search-c-scale",
+        type=float,
+        default=0.1,
+        metavar="C",
+        help="the weight of the search's Q-values against the network's prior in its "
+        "improved policy and final choice (Gumbel MuZero's c_scale; default 0.1, "
+        "specs/search.md §3.2)",
+    )
 
 
 def check_search_flags(parser, args, flag: str = "--search") -> None:
@@ -79,6 +90,9 @@ def check_search_flags(parser, args, flag: str = "--search") -> None:
         parser.error(f"--search-considered must be in 1..28, got {args.search_considered}")
     if args.search_undo_cap is not None and args.search_undo_cap < 0:
         parser.error(f"--search-undo-cap must be >= 0, got {args.search_undo_cap}")
+    c_scale = args.search_c_scale
+    if not (math.isfinite(c_scale) and c_scale > 0):
+        parser.error(f"--search-c-scale must be a finite number > 0, got {c_scale}")
 
 
 def search_options(args) -> dict:
@@ -88,4 +102,5 @@ def search_options(args) -> dict:
         "max_num_considered_actions": args.search_considered,
         "undo_cap": args.search_undo_cap,
         "tree_reward": args.search_tree_reward,
+        "c_scale": args.search_c_scale,
     }
