@@ -97,11 +97,18 @@ def test_bad_input_is_a_clear_error(tmp_path, capsys):
         "search_c_scale": (0.0, "--search-c-scale must be a finite number > 0"),
         "search_policy_target": ("visits", "--search-policy-target must be improved or argmax"),
         "search_acting": ("mixed", "--search-acting must be search or network"),
+        "search_share": (1.5, r"--search-share must be a number in \(0, 1\]"),
+        "search_ppo_coef": (-1.0, "--search-ppo-coef must be a finite number >= 0"),
     }
     for name, (value, message) in refused.items():
         config = cfg.TrainConfig(**{name: value})
         cfg.auto_scale_for_batch_size(config)
         with pytest.raises(ValueError, match=message):
+            cfg.validate(config)
+    for options in ({"search_share": 0.5}, {"search_ppo_coef": 1.0}):
+        config = cfg.TrainConfig(algorithm="expert-iteration", **options)  # the search acts
+        cfg.auto_scale_for_batch_size(config)
+        with pytest.raises(ValueError, match="need --search-acting network"):
             cfg.validate(config)
     with pytest.raises(SystemExit):
         cfg.build_parser().parse_args(["--time-limit-minutes", "0"])
@@ -263,6 +270,117 @@ def test_network_acting_plays_the_networks_sample_and_keeps_the_searchs_targets(
     )
     for out in (by_search, by_network):  # the targets are the search's either way
         np.testing.assert_array_equal(out.search.policy_target, weights)
+
+
+def test_a_share_searches_the_first_envs_and_leaves_the_rest_unlabelled(monkeypatch):
+    """`--search-share 0.5` over 6 envs: the search gets the first 3 games (their keys,
+    states and shaper carries), the other rows keep all-zero targets and `searched` false,
+    every env plays the network's sample, and the search metrics average the searched rows
+    alone."""
+    from hackmatrix.purejaxrl import distribution
+    from hackmatrix.purejaxrl.expert_iteration import make_act, search_metrics
+    from hackmatrix.purejaxrl.value_target import make_value_scale
+    from hackmatrix.search import search as search_module
+
+    games, searched = 6, 3
+    network = make_network(8, 1)
+    parts = types.SimpleNamespace(network=network, value_scale=make_value_scale("raw"))
+    rng = np.random.default_rng(7)
+    obs = jnp.asarray((rng.random((games, OBS_SIZE)) < 0.05).astype(np.float32))
+    mask = jnp.asarray(rng.random((games, NUM_ACTIONS)) < 0.4).at[:, 0].set(True)
+    runner = types.SimpleNamespace(obs=obs, env_state=jnp.arange(games), shaping_carry=None)
+    params = network.init(jax.random.PRNGKey(4), obs[:1])
+    weights = jnp.where(mask[:searched], 1.0, 0.0)
+    weights = weights / weights.sum(-1, keepdims=True)
+    calls = []
+
+    def stand_in(params, keys, env_state, **_options):
+        calls.append((keys, env_state))
+        return types.SimpleNamespace(
+            action=jnp.zeros(searched, jnp.int32), weights=weights, value=jnp.full(searched, 2.0)
+        )
+
+    monkeypatch.setattr(search_module, "search", stand_in)
+    config = cfg.TrainConfig(
+        hidden_dim=8,
+        num_layers=1,
+        num_envs=games,
+        algorithm="expert-iteration",
+        search_acting="network",
+        search_share=0.5,
+    )
+    key = jax.random.PRNGKey(5)
+    out = make_act(parts, config, jax_env)(params, runner, mask, key, None)
+    search_key, sample_key = jax.random.split(key)
+    keys, states = calls[0]
+    np.testing.assert_array_equal(keys, jax.random.split(search_key, games)[:searched])
+    np.testing.assert_array_equal(states, np.arange(searched))
+    logits, _ = network.apply(params, obs)
+    np.testing.assert_array_equal(out.action, distribution.sample(sample_key, logits, mask)[0])
+    step = out.search
+    np.testing.assert_array_equal(step.searched, [True] * searched + [False] * 3)
+    np.testing.assert_array_equal(step.policy_target[:searched], weights)
+    np.testing.assert_array_equal(step.policy_target[searched:], 0.0)
+    assert float(search_metrics(step)["search/value"]) == 2.0  # the searched rows' mean
+
+
+def test_the_ppo_term_is_ppos_own_surrogate_beside_the_searched_rows_cross_entropy():
+    """`--search-ppo-coef 0.5 --search-share 0.5`: the loss is the cross-entropy averaged
+    over the searched rows, plus half of PPO's clipped surrogate (its own loss function's
+    term on the same minibatch), plus the shared value and entropy terms."""
+    from hackmatrix.purejaxrl import train as train_module
+    from hackmatrix.purejaxrl.expert_iteration import LossInputs, make_loss
+    from hackmatrix.purejaxrl.value_target import make_value_scale
+
+    rows = 8
+    common = dict(
+        num_envs=rows,
+        num_steps=1,
+        hidden_dim=16,
+        num_layers=1,
+        ent_coef=0.0,
+        num_minibatches=1,
+        update_epochs=1,
+    )
+    config = cfg.TrainConfig(
+        **common,
+        algorithm="expert-iteration",
+        search_acting="network",
+        search_share=0.5,
+        search_ppo_coef=0.5,
+    )
+    network = make_network(16, 1)
+    rng = np.random.default_rng(9)
+    obs = jnp.asarray((rng.random((rows, OBS_SIZE)) < 0.05).astype(np.float32))
+    mask = jnp.asarray(rng.random((rows, NUM_ACTIONS)) < 0.4).at[:, 0].set(True)
+    searched = jnp.arange(rows) < 4
+    target = jnp.where(mask & searched[:, None], rng.random((rows, NUM_ACTIONS)), 0.0)
+    target = target / jnp.maximum(target.sum(-1, keepdims=True), 1e-9)
+    action = jnp.zeros(rows, jnp.int32)
+    old_log_prob = jnp.asarray(rng.normal(size=rows) - 2.0, jnp.float32)
+    advantages = jnp.asarray(rng.normal(size=rows), jnp.float32)
+    returns = jnp.asarray(rng.normal(size=rows), jnp.float32)
+    params = network.init(jax.random.PRNGKey(1), obs[:1])
+
+    loss_fn = make_loss(config, network, make_value_scale("raw"))
+    inputs = LossInputs(obs, mask, target, action, old_log_prob, searched)
+    total, reported = loss_fn(params, (inputs, advantages, returns))
+    ppo = train_module.make_train(cfg.TrainConfig(**common), jax_env).phases["loss_fn"]
+    ppo_total, ppo_reported = ppo(
+        params, (train_module.LossInputs(obs, mask, action, old_log_prob), advantages, returns)
+    )
+    logits, _ = network.apply(params, obs)
+    log_p = jax.nn.log_softmax(jnp.where(mask, logits, -1e9))
+    cross_entropy = -jnp.sum(jnp.where(target > 0, target * log_p, 0.0), -1)
+    by_hand = float(cross_entropy[:4].mean()) + 0.5 * float(ppo_reported["train/pg_loss"])
+    np.testing.assert_allclose(float(reported["train/policy_loss"]), by_hand, rtol=1e-5)
+    np.testing.assert_allclose(float(reported["train/pg_loss"]), ppo_reported["train/pg_loss"])
+    np.testing.assert_allclose(
+        float(total - reported["train/policy_loss"]),
+        float(ppo_total - ppo_reported["train/pg_loss"]),  # the value and entropy terms
+        rtol=1e-5,
+        atol=1e-6,
+    )
 
 
 # ------------------------------------------------------------------ through the CLI

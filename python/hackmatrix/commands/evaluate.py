@@ -261,7 +261,8 @@ def describe_search(config) -> str:
     tree = "env" if config.tree_reward is None else config.tree_reward.name
     return (
         f"{config.num_roots} sampled root(s), {config.max_num_considered_actions} considered, "
-        f"discount {config.discount}, value {config.value_target}, {cap}, tree reward {tree}"
+        f"discount {config.discount}, value {config.value_target}, {cap}, tree reward {tree}, "
+        f"c_scale {config.c_scale}"
     )
 
 

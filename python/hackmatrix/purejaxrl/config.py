@@ -244,6 +244,25 @@ class TrainConfig:
         "policy, the search only labelling the states the network reaches (DAgger)",
         label="expert iteration's acting",
     )
+    search_share: float = option(
+        1.0,
+        section="algorithm",
+        metavar="F",
+        help="expert iteration: the share of envs whose states the search labels each step "
+        "(the first ceil(F x envs); in (0, 1]); below 1 the network acts everywhere "
+        "(--search-acting network) and the unsearched envs learn from --search-ppo-coef's "
+        "term alone",
+        label="searched share of envs",
+    )
+    search_ppo_coef: float = option(
+        0.0,
+        section="algorithm",
+        metavar="W",
+        help="expert iteration: the weight of PPO's clipped surrogate on the network's own "
+        "moves beside the cross-entropy to the search's targets (needs --search-acting "
+        "network; 0: the targets alone): PPO that also distils the search",
+        label="PPO term's weight",
+    )
 
     # -- PPO
     lr: float = option(
@@ -1028,6 +1047,18 @@ def check_algorithm(config: TrainConfig) -> None:
         raise ValueError(f"--search-c-scale must be a finite number > 0, got {c_scale}")
     for name in ("search_tree_reward", "search_policy_target", "search_acting"):
         _check_one_of(config, name)
+    share = config.search_share
+    if not (math.isfinite(share) and 0 < share <= 1):
+        raise ValueError(f"--search-share must be a number in (0, 1], got {share}")
+    ppo_coef = config.search_ppo_coef
+    if not (math.isfinite(ppo_coef) and ppo_coef >= 0):
+        raise ValueError(f"--search-ppo-coef must be a finite number >= 0, got {ppo_coef}")
+    if (share < 1 or ppo_coef > 0) and config.search_acting != "network":
+        raise ValueError(
+            "--search-share below 1 and --search-ppo-coef above 0 need --search-acting network "
+            "(the network acts where the search does not, and PPO's term learns from the "
+            f"network's own moves), got --search-acting {config.search_acting}"
+        )
 
 
 def _check_one_of(config: TrainConfig, name: str) -> None:

@@ -17,11 +17,17 @@ the rest: rollout, reward shaping, auto-reset, curriculum, GAE, minibatches, chu
   policy to the network's masked policy, the value loss toward PPO's GAE(lambda) returns on
   the same `--value-target` scale, and PPO's entropy terms.
 
+With the network acting, two options make it PPO that also distils the search:
+`--search-ppo-coef W` adds PPO's clipped surrogate on the network's own moves, and
+`--search-share F` searches only the first ceil(F x envs) games of each step (the search's
+cost falls with it; the cross-entropy is averaged over the searched rows).
+
 The search (and with it mctx) is imported only when a trainer for this algorithm is built.
 """
 
 from __future__ import annotations
 
+import math
 from types import ModuleType
 from typing import Any, NamedTuple
 
@@ -30,7 +36,7 @@ import jax.numpy as jnp
 
 from . import distribution
 from .config import TrainConfig
-from .train import Acted, add_value_and_entropy
+from .train import Acted, add_value_and_entropy, clipped_surrogate
 
 # The game the search can model: its engine steps the states the trainer carries.
 ENGINE_MODULE = "hackmatrix.jax_env"
@@ -43,18 +49,44 @@ class SearchStep(NamedTuple):
     value: jax.Array  # f32[E]: the search's value of the position, in return units
     agrees: jax.Array  # bool[E]: the network's greedy action is the improved policy's argmax
     kl: jax.Array  # f32[E]: KL(improved policy || the network's policy) at acting time
+    # bool[E]: the search labelled this env's state (all true unless --search-share < 1;
+    # the other rows above are 0)
+    searched: Any = None
 
 
 class LossInputs(NamedTuple):
-    """The per-step fields of a Transition that this loss reads."""
+    """The per-step fields of a Transition that this loss reads (PPO's action and
+    log_prob only with --search-ppo-coef, `searched` only with --search-share < 1)."""
 
     obs: jax.Array
     mask: jax.Array
     policy_target: jax.Array
+    action: Any = None
+    log_prob: Any = None
+    searched: Any = None
 
 
-def loss_inputs(traj: Any) -> LossInputs:
-    return LossInputs(obs=traj.obs, mask=traj.mask, policy_target=traj.search.policy_target)
+def searched_envs(config: TrainConfig) -> int:
+    """How many envs (the first ones) the search labels each step: ceil(share x envs)."""
+    return max(1, math.ceil(config.search_share * config.num_envs - 1e-9))
+
+
+def make_loss_inputs(config: TrainConfig):
+    """`loss_inputs(traj) -> LossInputs`: what this run's loss reads of a rollout."""
+    with_ppo = config.search_ppo_coef > 0
+    partial_search = searched_envs(config) < config.num_envs
+
+    def loss_inputs(traj: Any) -> LossInputs:
+        return LossInputs(
+            obs=traj.obs,
+            mask=traj.mask,
+            policy_target=traj.search.policy_target,
+            action=traj.action if with_ppo else None,
+            log_prob=traj.log_prob if with_ppo else None,
+            searched=traj.search.searched if partial_search else None,
+        )
+
+    return loss_inputs
 
 
 def search_config(config: TrainConfig) -> Any:
@@ -125,6 +157,11 @@ def make_act(parts: Any, config: TrainConfig, env: ModuleType):
 
     network, value_scale = parts.network, parts.value_scale
     searching = search_config(config)
+    labelled = searched_envs(config)  # the first `labelled` envs are searched
+    partial_search = labelled < config.num_envs
+
+    def first(tree):  # the searched envs' rows (the whole batch unless a share is set)
+        return jax.tree_util.tree_map(lambda x: x[:labelled], tree) if partial_search else tree
 
     def act(params, runner, mask, key, levers) -> Acted:
         logits, head = network.apply(params, runner.obs)
@@ -135,25 +172,39 @@ def make_act(parts: Any, config: TrainConfig, env: ModuleType):
         tree = searching.tree_reward is not None
         out = search(
             params,
-            keys,
-            runner.env_state,
+            first(keys),
+            first(runner.env_state),
             network=network,
             config=searching,
             levers=levers if tree else None,
-            carries=runner.shaping_carry if tree else None,
+            carries=first(runner.shaping_carry) if tree else None,
         )
         log_p = _masked_log_policy(logits, mask)
         action = out.action
         if network_acts:  # DAgger: the search labels the states the network reaches
             action, _ = distribution.sample(sample_key, logits, mask)
-        best = searched_move(out.weights, mask)
-        target = policy_target(out.weights, mask, config.search_policy_target)
+        searched_mask, searched_log_p = first(mask), first(log_p)
+        best = searched_move(out.weights, searched_mask)
+        target = policy_target(out.weights, searched_mask, config.search_policy_target)
         step = SearchStep(
             policy_target=target,
             value=out.value,
-            agrees=distribution.greedy(logits, mask) == best,
-            kl=_cross_entropy(target, log_p) - _entropy(target),
+            agrees=distribution.greedy(first(logits), searched_mask) == best,
+            kl=_cross_entropy(target, searched_log_p) - _entropy(target),
         )
+        if partial_search:  # the unsearched rows: zeros (an all-zero target learns nothing)
+            rows = config.num_envs - labelled
+
+            def pad(x):
+                return jnp.concatenate([x, jnp.zeros((rows, *x.shape[1:]), x.dtype)])
+
+            step = SearchStep(
+                policy_target=pad(step.policy_target),
+                value=pad(step.value),
+                agrees=pad(step.agrees),
+                kl=pad(step.kl),
+                searched=jnp.arange(config.num_envs) < labelled,
+            )
         return Acted(
             action=action,
             empty=~jnp.any(mask, axis=-1),  # the search then played 0, as PPO does
@@ -169,13 +220,24 @@ def make_loss(config: TrainConfig, network: Any, value_scale: Any):
     """The loss of one minibatch, called as PPO's is (`loss_fn(params, batch, ent_coef,
     ent_coef_programs)`, the batch `(LossInputs, advantages, value targets)`)."""
 
+    ppo_coef = config.search_ppo_coef
+
     def loss_fn(params, batch, ent_coef=None, ent_coef_programs=None):
-        inputs, _advantages, targets = batch  # the advantages are PPO's alone
+        inputs, advantages, targets = batch  # the advantages: PPO's term's alone
         ent_coef = config.ent_coef if ent_coef is None else ent_coef
         logits, head = network.apply(params, inputs.obs)
         log_p = _masked_log_policy(logits, inputs.mask)
         cross_entropy = _cross_entropy(inputs.policy_target, log_p)
-        policy_loss = cross_entropy.mean()
+        kl = cross_entropy - _entropy(inputs.policy_target)
+        if inputs.searched is None:
+            policy_loss, policy_kl = cross_entropy.mean(), kl.mean()
+        else:  # averaged over the searched rows (the others' targets are all zero)
+            rows = jnp.maximum(jnp.sum(inputs.searched), 1)
+            policy_loss, policy_kl = jnp.sum(cross_entropy) / rows, jnp.sum(kl) / rows
+        ppo_metrics = {}
+        if ppo_coef > 0:
+            pg_loss, ppo_metrics = clipped_surrogate(logits, inputs, advantages, config.clip_eps)
+            policy_loss = policy_loss + ppo_coef * pg_loss
         total, shared = add_value_and_entropy(
             policy_loss,
             logits,
@@ -189,18 +251,23 @@ def make_loss(config: TrainConfig, network: Any, value_scale: Any):
         )
         return total, {
             **shared,
+            **ppo_metrics,
             "train/policy_loss": policy_loss,
-            "train/policy_kl": jnp.mean(cross_entropy - _entropy(inputs.policy_target)),
+            "train/policy_kl": policy_kl,
         }
 
     return loss_fn
 
 
 def search_metrics(step: SearchStep) -> dict[str, jax.Array]:
-    """The rollout's `search/*` metrics (training.md §3.2)."""
-    return {
-        "search/agreement": jnp.mean(step.agrees.astype(jnp.float32)),
-        "search/kl": jnp.mean(step.kl),
-        "search/target_entropy": jnp.mean(_entropy(step.policy_target)),
-        "search/value": jnp.mean(step.value),
+    """The rollout's `search/*` metrics (training.md §3.2), over the searched rows."""
+    fields = {
+        "search/agreement": step.agrees.astype(jnp.float32),
+        "search/kl": step.kl,
+        "search/target_entropy": _entropy(step.policy_target),
+        "search/value": step.value,
     }
+    if step.searched is None:
+        return {name: jnp.mean(x) for name, x in fields.items()}
+    rows = jnp.maximum(jnp.sum(step.searched), 1)
+    return {name: jnp.sum(jnp.where(step.searched, x, 0.0)) / rows for name, x in fields.items()}

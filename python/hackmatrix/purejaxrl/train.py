@@ -312,7 +312,7 @@ def _build_trainer(config: TrainConfig, env: ModuleType, env_params: Any, mesh: 
 
         act = expert_iteration.make_act(parts, config, env)
         loss_fn = expert_iteration.make_loss(config, parts.network, parts.value_scale)
-        loss_inputs = expert_iteration.loss_inputs
+        loss_inputs = expert_iteration.make_loss_inputs(config)
     else:
         act, loss_fn, loss_inputs = _make_policy_act(parts), _make_loss(parts), ppo_loss_inputs
     env_step = _make_env_step(parts, act)
@@ -541,12 +541,7 @@ def _make_loss(parts: _Parts):
         traj, advantages, targets = batch
         ent_coef = config.ent_coef if ent_coef is None else ent_coef
         logits, head = network.apply(params, traj.obs)
-        log_prob = distribution.log_prob(logits, traj.mask, traj.action)
-        log_ratio = log_prob - traj.log_prob
-        ratio = jnp.exp(log_ratio)
-        advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
-        clipped = jnp.clip(ratio, 1.0 - config.clip_eps, 1.0 + config.clip_eps)
-        pg_loss = jnp.maximum(-advantages * ratio, -advantages * clipped).mean()
+        pg_loss, surrogate_metrics = clipped_surrogate(logits, traj, advantages, config.clip_eps)
         total, shared = add_value_and_entropy(
             pg_loss,
             logits,
@@ -558,14 +553,26 @@ def _make_loss(parts: _Parts):
             ent_coef=ent_coef,
             ent_coef_programs=ent_coef_programs,
         )
-        return total, {
-            **shared,
-            "train/pg_loss": pg_loss,
-            "train/approx_kl": jnp.mean((ratio - 1.0) - log_ratio),
-            "train/clip_frac": jnp.mean(jnp.abs(ratio - 1.0) > config.clip_eps),
-        }
+        return total, {**shared, **surrogate_metrics}
 
     return loss_fn
+
+
+def clipped_surrogate(logits, inputs, advantages, clip_eps: float):
+    """PPO's clipped policy-gradient loss of a minibatch (`inputs`: its mask, actions and
+    their log-probabilities at acting time) and its metrics (pg_loss, approx_kl, clip_frac).
+    The advantages are normalised over the minibatch."""
+    log_prob = distribution.log_prob(logits, inputs.mask, inputs.action)
+    log_ratio = log_prob - inputs.log_prob
+    ratio = jnp.exp(log_ratio)
+    advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+    clipped = jnp.clip(ratio, 1.0 - clip_eps, 1.0 + clip_eps)
+    pg_loss = jnp.maximum(-advantages * ratio, -advantages * clipped).mean()
+    return pg_loss, {
+        "train/pg_loss": pg_loss,
+        "train/approx_kl": jnp.mean((ratio - 1.0) - log_ratio),
+        "train/clip_frac": jnp.mean(jnp.abs(ratio - 1.0) > clip_eps),
+    }
 
 
 def ppo_loss_inputs(traj: Transition) -> LossInputs:
