@@ -1,0 +1,14 @@
+#!/usr/bin/env python3
+"""Diagnostics of the play-time search that are not players: `unfair-root` (the evaluation
+with the true hidden board, a yardstick of what fairness costs) and `siphon-labels` (how
+often the search siphons where the network does).
+
+The code and its help live in `hackmatrix/commands/search_probes.py`.
+"""
+
+import sys
+
+from hackmatrix.commands.search_probes import main
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,46 @@
+"""The search's diagnostics (hackmatrix/commands/search_probes.py): the unfair root reaches
+only the evaluation it wraps, the label tally's shares, and clear errors."""
+
+import pytest
+
+from hackmatrix.commands import evaluate, search_probes
+
+
+def test_unfair_root_sets_reseed_inside_and_restores_the_fair_search(monkeypatch):
+    seen = []
+
+    def fake_main(argv):
+        seen.append(evaluate.search_options(evaluate.parse_args(argv)))
+        return 0
+
+    monkeypatch.setattr(evaluate, "main", fake_main)
+    assert search_probes.main(["unfair-root", "p.npz", "--search", "4"]) == 0
+    assert seen[0]["root"] == "reseed"
+    assert "root" not in evaluate.search_options(evaluate.parse_args(["p.npz", "--search", "4"]))
+
+
+def test_unfair_root_needs_a_search_and_a_subcommand_is_required(capsys):
+    assert search_probes.main(["unfair-root", "p.npz"]) == 2
+    assert "give --search N" in capsys.readouterr().err
+    assert search_probes.main(["evaluate"]) == 2
+    assert "usage: search_probes.py" in capsys.readouterr().err
+
+
+def test_tally_counts_agreement_where_the_network_siphons():
+    shares = search_probes.tally([1, 1, 1, 0, 0], [1, 0, 0, 1, 0])
+    assert shares["states"] == 5
+    assert shares["network_siphons"] == pytest.approx(0.6)
+    assert shares["search_siphons"] == pytest.approx(0.4)
+    assert shares["search_agrees_where_network_siphons"] == pytest.approx(1 / 3)
+    assert shares["search_siphons_where_network_does_not"] == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [(["--games", "0"], "--games must be at least 1"), (["--search-tree-reward", "x"], "choice")],
+)
+def test_bad_label_flags_are_clear_errors(argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        search_probes.parse_label_args(argv)
+    assert exit_.value.code == 2
+    assert message in capsys.readouterr().err
