@@ -111,10 +111,8 @@ def siphon_labels(args: argparse.Namespace) -> dict[str, float]:
         next_obs, next_states, _, done, _ = step(jax.random.PRNGKey(0), states, action)
         return mask, action, next_obs, next_states, done
 
-    @jax.jit
-    def searched_move(key, states, mask):
-        weights = searcher.search(key, states, params).weights
-        return jnp.argmax(jnp.where(mask, weights, -1.0), axis=-1)  # the play tools' move
+    # The play tools' move: the greedy searched action (the legal argmax of the improved policy).
+    searched_move = jax.jit(lambda key, states: searcher.choose(key, states, params))
 
     alive = np.ones(args.games, bool)
     key = jax.random.PRNGKey(args.key)
@@ -122,7 +120,7 @@ def siphon_labels(args: argparse.Namespace) -> dict[str, float]:
     for _ in range(args.steps):
         mask, action, next_obs, next_states, done = greedy_step(obs, states)
         key, search_key = jax.random.split(key)
-        choice = np.asarray(searched_move(search_key, states, mask))
+        choice = np.asarray(searched_move(search_key, states))
         legal = alive & np.asarray(mask)[:, SIPHON_ACTION]
         network_siphons += list(np.asarray(action)[legal] == SIPHON_ACTION)
         search_siphons += list(choice[legal] == SIPHON_ACTION)
