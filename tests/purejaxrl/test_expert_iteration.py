@@ -99,6 +99,7 @@ def test_bad_input_is_a_clear_error(tmp_path, capsys):
         "search_acting": ("mixed", "--search-acting must be search or network"),
         "search_share": (1.5, r"--search-share must be a number in \(0, 1\]"),
         "search_ppo_coef": (-1.0, "--search-ppo-coef must be a finite number >= 0"),
+        "search_min_q_gap": (float("nan"), "--search-min-q-gap must be a finite number >= 0"),
     }
     for name, (value, message) in refused.items():
         config = cfg.TrainConfig(**{name: value})
@@ -381,6 +382,79 @@ def test_the_ppo_term_is_ppos_own_surrogate_beside_the_searched_rows_cross_entro
         rtol=1e-5,
         atol=1e-6,
     )
+
+
+def test_the_gate_keeps_labels_where_the_searched_move_beats_the_greedy_one_by_the_gap():
+    from hackmatrix.purejaxrl.expert_iteration import confident
+
+    q = jnp.asarray([[0.0, 1.0, 0.5], [2.0, 1.0, 0.0], [0.0, 0.3, 0.2], [1.0, 1.0, 1.0]])
+    best = jnp.asarray([1, 0, 1, 2])
+    greedy = jnp.asarray([0, 1, 2, 2])  # the last: the same move, a gap of 0
+    np.testing.assert_array_equal(confident(q, best, greedy, 0.5), [True, True, False, False])
+
+
+def test_a_gated_act_marks_confident_rows_and_the_loss_drops_the_others(monkeypatch):
+    """`--search-min-q-gap 0.5 --search-share 0.5`: the act step marks the searched rows
+    whose searched move's Q beats the network's greedy move's by 0.5 (unsearched rows are
+    never confident); in the loss an unconfident row weighs as a searched row with no
+    target: the same loss as zeroing its target, averaged over the searched rows."""
+    from hackmatrix.purejaxrl import distribution
+    from hackmatrix.purejaxrl.expert_iteration import (
+        LossInputs,
+        make_act,
+        make_loss,
+        search_metrics,
+    )
+    from hackmatrix.purejaxrl.value_target import make_value_scale
+    from hackmatrix.search import search as search_module
+
+    games, searched = 6, 3
+    network = make_network(8, 1)
+    rng = np.random.default_rng(11)
+    obs = jnp.asarray((rng.random((games, OBS_SIZE)) < 0.05).astype(np.float32))
+    mask = jnp.ones((games, NUM_ACTIONS), bool)
+    params = network.init(jax.random.PRNGKey(4), obs[:1])
+    logits, _ = network.apply(params, obs)
+    greedy = np.asarray(distribution.greedy(logits, mask))[:searched]
+    moves = (greedy + 1) % NUM_ACTIONS  # the search disagrees everywhere
+    weights = jax.nn.one_hot(moves, NUM_ACTIONS)
+    q = np.zeros((searched, NUM_ACTIONS), np.float32)
+    q[np.arange(searched), moves] = [1.0, 0.4, 0.6]  # gaps over the greedy move's 0
+
+    def stand_in(params, keys, env_state, **_options):
+        return types.SimpleNamespace(
+            action=jnp.asarray(moves), weights=weights, value=jnp.zeros(searched), q=jnp.asarray(q)
+        )
+
+    monkeypatch.setattr(search_module, "search", stand_in)
+    config = cfg.TrainConfig(
+        hidden_dim=8,
+        num_layers=1,
+        num_envs=games,
+        num_steps=1,
+        num_minibatches=1,
+        update_epochs=1,
+        algorithm="expert-iteration",
+        search_acting="network",
+        search_share=0.5,
+        search_min_q_gap=0.5,
+    )
+    parts = types.SimpleNamespace(network=network, value_scale=make_value_scale("raw"))
+    runner = types.SimpleNamespace(obs=obs, env_state=jnp.arange(games), shaping_carry=None)
+    step = make_act(parts, config, jax_env)(params, runner, mask, jax.random.PRNGKey(5), None)
+    step = step.search
+    np.testing.assert_array_equal(step.confident, [True, False, True, False, False, False])
+    assert float(search_metrics(step)["search/confident"]) == pytest.approx(2 / 3)
+
+    loss_fn = make_loss(config, network, make_value_scale("raw"))
+    zeros = jnp.zeros(games)
+    inputs = LossInputs(obs, mask, step.policy_target, searched=step.searched)
+    gated, _ = loss_fn(params, (inputs._replace(confident=step.confident), zeros, zeros))
+    kept = jnp.where(step.confident[:, None], step.policy_target, 0.0)
+    zeroed, _ = loss_fn(params, (inputs._replace(policy_target=kept), zeros, zeros))
+    np.testing.assert_allclose(float(gated), float(zeroed), rtol=1e-6)
+    ungated, _ = loss_fn(params, (inputs, zeros, zeros))
+    assert float(ungated) > float(gated)  # the dropped row's cross-entropy is gone
 
 
 # ------------------------------------------------------------------ through the CLI

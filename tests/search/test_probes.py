@@ -1,6 +1,7 @@
 """The search's diagnostics (hackmatrix/commands/search_probes.py): the unfair root reaches
 only the evaluation it wraps, the label tally's shares, and clear errors."""
 
+import numpy as np
 import pytest
 
 from hackmatrix.commands import evaluate, search_probes
@@ -44,3 +45,27 @@ def test_bad_label_flags_are_clear_errors(argv, message, capsys):
         search_probes.parse_label_args(argv)
     assert exit_.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_gap_table_reads_each_threshold_over_the_states_at_or_above_it():
+    rows = search_probes.gap_table(
+        gaps=[0.0, 0.1, 0.3, 1.5],
+        stage_gains=[-1, 0, 1, 2],
+        search_siphons=[1, 0, 0, 1],
+        thresholds=(0.0, 0.25, 1.0, 3.0),
+    )
+    assert [row["states"] for row in rows] == [4, 2, 1, 0]
+    assert rows[0]["stage_gain"] == pytest.approx(0.5)
+    assert rows[1]["stage_gain"] == pytest.approx(1.5)
+    assert rows[1]["stage_gain_se"] == pytest.approx(0.5)  # std 0.707 / sqrt 2
+    assert rows[0]["search_siphons"] == pytest.approx(0.5)
+    assert np.isnan(rows[2]["stage_gain_se"]) and np.isnan(rows[3]["stage_gain"])
+
+
+def test_q_gaps_takes_a_horizon_and_checks_it(capsys):
+    assert search_probes.parse_label_args(["--horizon", "5"], search_probes.GAPS).horizon == 5
+    with pytest.raises(SystemExit):
+        search_probes.parse_label_args(["--horizon", "0"], search_probes.GAPS)
+    assert "--horizon must be at least 1" in capsys.readouterr().err
+    with pytest.raises(SystemExit):  # the siphon tally has no horizon
+        search_probes.parse_label_args(["--horizon", "5"])

@@ -8,6 +8,15 @@ board, so it is never a player: it is the yardstick of what fairness costs (§50
 legal, asks the fair search for its move (as the play tools choose it): how often the
 search siphons where the network does, and where it does not (§51's diagnostic of why
 learning from the search stops siphoning).
+
+`q-gaps`: plays games greedy with a network and, at every state where the fair search's
+move differs from the network's, records the search's Q-gap (its move's Q minus the
+network's move's) and then tests the search's move on the true game: from that state one
+branch plays the search's move and the other the network's, and both continue greedy with
+the network to the end (or a horizon). The paired difference of their final stages, by
+Q-gap threshold, says whether the search's confident disagreements are right (§52, the
+gate `--search-min-q-gap`). The branches read the true state (seed and hidden board): a
+measurement of the labels, never a player.
 """
 
 from __future__ import annotations
@@ -22,6 +31,9 @@ from hackmatrix.purejaxrl.config import SEARCH_TREE_REWARDS
 
 UNFAIR = "unfair-root"
 LABELS = "siphon-labels"
+GAPS = "q-gaps"
+GAP_THRESHOLDS = (0.0, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0)
+BRANCH_BATCH = 256  # states per compiled branch rollout
 
 
 @contextlib.contextmanager
@@ -47,16 +59,22 @@ def run_unfair_evaluation(argv: Sequence[str]) -> int:
         return evaluate.main(list(argv))
 
 
-def parse_label_args(argv: Sequence[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog=f"search_probes.py {LABELS}", description=__doc__)
+def parse_label_args(argv: Sequence[str], probe: str = LABELS) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog=f"search_probes.py {probe}", description=__doc__)
     parser.add_argument("policy", nargs="?", default="pretrained", help="a run, checkpoint or .npz")
     parser.add_argument("--games", type=int, default=64, help="games 0..G-1 (default 64)")
     parser.add_argument("--steps", type=int, default=200, help="moves per game at most (200)")
     parser.add_argument("--simulations", type=int, default=16, help="the search's (default 16)")
     parser.add_argument("--search-tree-reward", choices=SEARCH_TREE_REWARDS, default="env")
     parser.add_argument("--key", type=int, default=7, help="the search's key (default 7)")
+    if probe == GAPS:
+        parser.add_argument(
+            "--horizon", type=int, default=600, help="moves each branch plays at most (600)"
+        )
     args = parser.parse_args(argv)
-    for name in ("games", "steps", "simulations"):
+    for name in ("games", "steps", "simulations", "horizon"):
+        if not hasattr(args, name):
+            continue
         if getattr(args, name) < 1:
             parser.error(f"--{name} must be at least 1, got {getattr(args, name)}")
     return args
@@ -81,13 +99,13 @@ def tally(network_siphons, search_siphons) -> dict[str, float]:
     }
 
 
-def siphon_labels(args: argparse.Namespace) -> dict[str, float]:
+def _greedy_games(args: argparse.Namespace):
+    """The policy's network and parameters, the fair searcher, a jitted greedy step and the
+    starts of games 0..games-1."""
     import jax
     import jax.numpy as jnp
-    import numpy as np
 
     from hackmatrix import jax_env
-    from hackmatrix.jax_env.constants import SIPHON_ACTION
     from hackmatrix.pretrained import PRETRAINED_NAME, pretrained_params
     from hackmatrix.purejaxrl import distribution
     from hackmatrix.purejaxrl.checkpoint import load_policy
@@ -111,6 +129,16 @@ def siphon_labels(args: argparse.Namespace) -> dict[str, float]:
         next_obs, next_states, _, done, _ = step(jax.random.PRNGKey(0), states, action)
         return mask, action, next_obs, next_states, done
 
+    return network, params, searcher, greedy_step, obs, states
+
+
+def siphon_labels(args: argparse.Namespace) -> dict[str, float]:
+    import jax
+    import numpy as np
+
+    from hackmatrix.jax_env.constants import SIPHON_ACTION
+
+    _, params, searcher, greedy_step, obs, states = _greedy_games(args)
     # The play tools' move: the greedy searched action (the legal argmax of the improved policy).
     searched_move = jax.jit(lambda key, states: searcher.choose(key, states, params))
 
@@ -131,13 +159,150 @@ def siphon_labels(args: argparse.Namespace) -> dict[str, float]:
     return tally(network_siphons, search_siphons)
 
 
+def gap_table(gaps, stage_gains, search_siphons, thresholds=GAP_THRESHOLDS) -> list[dict]:
+    """One row per threshold G over the disagreeing states with Q-gap >= G: how many, the
+    share whose search move is SIPHON, and the paired final-stage gain of playing the
+    search's move (mean and its standard error)."""
+    import numpy as np
+
+    gaps = np.asarray(gaps, float)
+    gains = np.asarray(stage_gains, float)
+    siphons = np.asarray(search_siphons, bool)
+    rows = []
+    for threshold in thresholds:
+        kept = gaps >= threshold
+        n = int(kept.sum())
+        rows.append(
+            {
+                "min_gap": threshold,
+                "states": n,
+                "search_siphons": float(siphons[kept].mean()) if n else float("nan"),
+                "stage_gain": float(gains[kept].mean()) if n else float("nan"),
+                "stage_gain_se": float(gains[kept].std(ddof=1) / np.sqrt(n))
+                if n > 1
+                else float("nan"),
+            }
+        )
+    return rows
+
+
+def _make_branch(network, params, horizon: int):
+    """`final_stages(states, first_actions)`: each game plays its first action, then the
+    network greedy until it ends or `horizon` moves have passed (an ended game stays)."""
+    import jax
+    import jax.numpy as jnp
+
+    from hackmatrix import jax_env
+    from hackmatrix.purejaxrl import distribution
+
+    step = jax.vmap(jax_env.step, in_axes=(None, 0, 0))
+    key = jax.random.PRNGKey(0)
+
+    def move(carry, action):
+        obs, states, alive = carry
+        next_obs, next_states, _, done, _ = step(key, states, action)
+        keep = jax.tree_util.tree_map(
+            lambda new, old: jnp.where(alive.reshape((-1,) + (1,) * (new.ndim - 1)), new, old),
+            (next_obs, next_states),
+            (obs, states),
+        )
+        return (*keep, alive & ~done)
+
+    @jax.jit
+    def final_stages(obs, states, first_actions):
+        carry = move((obs, states, jnp.ones(first_actions.shape, bool)), first_actions)
+
+        def body(carry, _):
+            obs, states, _ = carry
+            logits, _ = network.apply(params, obs)
+            action = distribution.greedy(logits, jax.vmap(jax_env.action_mask)(states))
+            return move(carry, action), None
+
+        (_, states, _), _ = jax.lax.scan(body, carry, None, length=horizon)
+        return states.stage
+
+    return final_stages
+
+
+def _rows(tree, rows):
+    """The given rows of every leaf (as host arrays)."""
+    import jax
+    import numpy as np
+
+    return jax.tree_util.tree_map(lambda x: np.asarray(x)[rows], tree)
+
+
+def q_gaps(args: argparse.Namespace) -> list[dict]:
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    from hackmatrix.jax_env.constants import SIPHON_ACTION
+    from hackmatrix.purejaxrl.expert_iteration import searched_move
+
+    network, params, searcher, greedy_step, obs, states = _greedy_games(args)
+
+    @jax.jit
+    def searched(key, states, mask, greedy):
+        out = searcher.search(key, states, params)
+        best = searched_move(out.weights, mask)
+        q_of = jax.vmap(lambda q, a: q[a])
+        return best, q_of(out.q, best) - q_of(out.q, greedy)
+
+    alive = np.ones(args.games, bool)
+    key = jax.random.PRNGKey(args.key)
+    found: dict[str, list] = {"gap": [], "best": [], "greedy": [], "obs": [], "state": []}
+    for _ in range(args.steps):
+        mask, action, next_obs, next_states, done = greedy_step(obs, states)
+        key, search_key = jax.random.split(key)
+        best, gap = (np.asarray(x) for x in searched(search_key, states, mask, action))
+        differ = alive & (best != np.asarray(action)) & np.asarray(mask).any(-1)
+        if differ.any():
+            rows = np.flatnonzero(differ)
+            found["gap"] += list(gap[rows])
+            found["best"] += list(best[rows])
+            found["greedy"] += list(np.asarray(action)[rows])
+            found["obs"].append(np.asarray(obs)[rows])
+            found["state"].append(_rows(states, rows))
+        alive &= ~np.asarray(done)
+        obs, states = next_obs, next_states
+        if not alive.any():
+            break
+    count = len(found["gap"])
+    if count == 0:
+        return gap_table([], [], [])
+    all_obs = np.concatenate(found["obs"])
+    all_states = jax.tree_util.tree_map(lambda *x: np.concatenate(x), *found["state"])
+    final_stages = _make_branch(network, params, args.horizon)
+    gains = []
+    for start in range(0, count, BRANCH_BATCH):
+        rows = np.arange(start, start + BRANCH_BATCH) % count  # padded by repeats, then cut
+        batch_obs = jnp.asarray(all_obs[rows])
+        batch_states = _rows(all_states, rows)
+        by_search = final_stages(
+            batch_obs, batch_states, jnp.asarray(np.array(found["best"])[rows])
+        )
+        by_network = final_stages(
+            batch_obs, batch_states, jnp.asarray(np.array(found["greedy"])[rows])
+        )
+        kept = min(BRANCH_BATCH, count - start)
+        gains += list((np.asarray(by_search) - np.asarray(by_network))[:kept])
+    search_siphons = np.array(found["best"]) == SIPHON_ACTION
+    return gap_table(found["gap"], gains, search_siphons)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0] not in (UNFAIR, LABELS):
-        print(f"usage: search_probes.py {{{UNFAIR},{LABELS}}} ...\n\n{__doc__}", file=sys.stderr)
+    if not argv or argv[0] not in (UNFAIR, LABELS, GAPS):
+        print(
+            f"usage: search_probes.py {{{UNFAIR},{LABELS},{GAPS}}} ...\n\n{__doc__}",
+            file=sys.stderr,
+        )
         return 2
     if argv[0] == UNFAIR:
         return run_unfair_evaluation(argv[1:])
+    if argv[0] == GAPS:
+        return print_q_gaps(parse_label_args(argv[1:], GAPS))
     args = parse_label_args(argv[1:])
     shares = siphon_labels(args)
     print(
@@ -147,4 +312,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name, value in shares.items():
         if name != "states":
             print(f"  {name.replace('_', ' ')}: {value:.3f}")
+    return 0
+
+
+def print_q_gaps(args: argparse.Namespace) -> int:
+    rows = q_gaps(args)
+    print(
+        f"states where the fair search's move differs from the greedy network's ({args.games} "
+        f"games, {args.simulations} simulations, tree reward {args.search_tree_reward}); gain: "
+        f"final stage playing the search's move minus the network's, then the network greedy "
+        f"for {args.horizon} moves on the true game"
+    )
+    print("  Q-gap >=   states   search SIPHON   stage gain (± se)")
+    for row in rows:
+        print(
+            f"  {row['min_gap']:8.2f} {row['states']:8d} {row['search_siphons']:15.3f}   "
+            f"{row['stage_gain']:+.3f} ± {row['stage_gain_se']:.3f}"
+        )
     return 0

@@ -263,6 +263,16 @@ class TrainConfig:
         "network; 0: the targets alone): PPO that also distils the search",
         label="PPO term's weight",
     )
+    search_min_q_gap: float = option(
+        0.0,
+        section="algorithm",
+        metavar="G",
+        help="expert iteration: keep a searched state's label only where the search is "
+        "confident, its move's Q above the network's greedy move's Q by at least G (return "
+        "units); elsewhere the state learns nothing from the search (PPO's term alone, with "
+        "--search-ppo-coef). 0: every searched state is labelled",
+        label="search's minimum Q-gap",
+    )
 
     # -- PPO
     lr: float = option(
@@ -1053,6 +1063,9 @@ def check_algorithm(config: TrainConfig) -> None:
     ppo_coef = config.search_ppo_coef
     if not (math.isfinite(ppo_coef) and ppo_coef >= 0):
         raise ValueError(f"--search-ppo-coef must be a finite number >= 0, got {ppo_coef}")
+    gap = config.search_min_q_gap
+    if not (math.isfinite(gap) and gap >= 0):
+        raise ValueError(f"--search-min-q-gap must be a finite number >= 0, got {gap}")
     if (share < 1 or ppo_coef > 0) and config.search_acting != "network":
         raise ValueError(
             "--search-share below 1 and --search-ppo-coef above 0 need --search-acting network "

@@ -20,7 +20,9 @@ the rest: rollout, reward shaping, auto-reset, curriculum, GAE, minibatches, chu
 With the network acting, two options make it PPO that also distils the search:
 `--search-ppo-coef W` adds PPO's clipped surrogate on the network's own moves, and
 `--search-share F` searches only the first ceil(F x envs) games of each step (the search's
-cost falls with it; the cross-entropy is averaged over the searched rows).
+cost falls with it; the cross-entropy is averaged over the searched rows). `--search-min-q-gap
+G` keeps a label only where the search is confident: its move's Q beats the network's greedy
+move's by at least G (the other rows count in the average with no cross-entropy).
 
 The search (and with it mctx) is imported only when a trainer for this algorithm is built.
 """
@@ -52,11 +54,14 @@ class SearchStep(NamedTuple):
     # bool[E]: the search labelled this env's state (all true unless --search-share < 1;
     # the other rows above are 0)
     searched: Any = None
+    # bool[E]: the label passed --search-min-q-gap's gate (None without the gate)
+    confident: Any = None
 
 
 class LossInputs(NamedTuple):
     """The per-step fields of a Transition that this loss reads (PPO's action and
-    log_prob only with --search-ppo-coef, `searched` only with --search-share < 1)."""
+    log_prob only with --search-ppo-coef, `searched` only with --search-share < 1,
+    `confident` only with --search-min-q-gap)."""
 
     obs: jax.Array
     mask: jax.Array
@@ -64,6 +69,7 @@ class LossInputs(NamedTuple):
     action: Any = None
     log_prob: Any = None
     searched: Any = None
+    confident: Any = None
 
 
 def searched_envs(config: TrainConfig) -> int:
@@ -75,6 +81,7 @@ def make_loss_inputs(config: TrainConfig):
     """`loss_inputs(traj) -> LossInputs`: what this run's loss reads of a rollout."""
     with_ppo = config.search_ppo_coef > 0
     partial_search = searched_envs(config) < config.num_envs
+    gated = config.search_min_q_gap > 0
 
     def loss_inputs(traj: Any) -> LossInputs:
         return LossInputs(
@@ -84,6 +91,7 @@ def make_loss_inputs(config: TrainConfig):
             action=traj.action if with_ppo else None,
             log_prob=traj.log_prob if with_ppo else None,
             searched=traj.search.searched if partial_search else None,
+            confident=traj.search.confident if gated else None,
         )
 
     return loss_inputs
@@ -149,6 +157,17 @@ def policy_target(weights: jax.Array, mask: jax.Array, kind: str) -> jax.Array:
     return jax.nn.one_hot(best, weights.shape[-1], dtype=weights.dtype) * legal
 
 
+def confident(q: jax.Array, best: jax.Array, greedy: jax.Array, min_gap: float) -> jax.Array:
+    """`--search-min-q-gap`'s gate: the search's move beats the network's greedy move by at
+    least `min_gap` in the search's Q (return units). Where the two moves are the same the
+    gap is 0: the search teaches nothing the network does not already play."""
+
+    def q_of(action):
+        return jnp.take_along_axis(q, action[:, None], axis=-1)[:, 0]
+
+    return q_of(best) - q_of(greedy) >= min_gap
+
+
 def make_act(parts: Any, config: TrainConfig, env: ModuleType):
     """Acting by search: `act(params, runner, mask, key, levers) -> Acted` for train.py's
     env step (`parts`: its network and value scale)."""
@@ -159,6 +178,7 @@ def make_act(parts: Any, config: TrainConfig, env: ModuleType):
     searching = search_config(config)
     labelled = searched_envs(config)  # the first `labelled` envs are searched
     partial_search = labelled < config.num_envs
+    gated = config.search_min_q_gap > 0
 
     def first(tree):  # the searched envs' rows (the whole batch unless a share is set)
         return jax.tree_util.tree_map(lambda x: x[:labelled], tree) if partial_search else tree
@@ -185,12 +205,14 @@ def make_act(parts: Any, config: TrainConfig, env: ModuleType):
             action, _ = distribution.sample(sample_key, logits, mask)
         searched_mask, searched_log_p = first(mask), first(log_p)
         best = searched_move(out.weights, searched_mask)
+        greedy = distribution.greedy(first(logits), searched_mask)
         target = policy_target(out.weights, searched_mask, config.search_policy_target)
         step = SearchStep(
             policy_target=target,
             value=out.value,
-            agrees=distribution.greedy(first(logits), searched_mask) == best,
+            agrees=greedy == best,
             kl=_cross_entropy(target, searched_log_p) - _entropy(target),
+            confident=confident(out.q, best, greedy, config.search_min_q_gap) if gated else None,
         )
         if partial_search:  # the unsearched rows: zeros (an all-zero target learns nothing)
             rows = config.num_envs - labelled
@@ -204,6 +226,7 @@ def make_act(parts: Any, config: TrainConfig, env: ModuleType):
                 agrees=pad(step.agrees),
                 kl=pad(step.kl),
                 searched=jnp.arange(config.num_envs) < labelled,
+                confident=pad(step.confident) if gated else None,
             )
         return Acted(
             action=action,
@@ -229,6 +252,9 @@ def make_loss(config: TrainConfig, network: Any, value_scale: Any):
         log_p = _masked_log_policy(logits, inputs.mask)
         cross_entropy = _cross_entropy(inputs.policy_target, log_p)
         kl = cross_entropy - _entropy(inputs.policy_target)
+        if inputs.confident is not None:  # the gate: these rows learn nothing from the search
+            cross_entropy = jnp.where(inputs.confident, cross_entropy, 0.0)
+            kl = jnp.where(inputs.confident, kl, 0.0)
         if inputs.searched is None:
             policy_loss, policy_kl = cross_entropy.mean(), kl.mean()
         else:  # averaged over the searched rows (the others' targets are all zero)
@@ -267,6 +293,8 @@ def search_metrics(step: SearchStep) -> dict[str, jax.Array]:
         "search/target_entropy": _entropy(step.policy_target),
         "search/value": step.value,
     }
+    if step.confident is not None:  # --search-min-q-gap: the share of labels kept
+        fields["search/confident"] = step.confident.astype(jnp.float32)
     if step.searched is None:
         return {name: jnp.mean(x) for name, x in fields.items()}
     rows = jnp.maximum(jnp.sum(step.searched), 1)
