@@ -100,6 +100,7 @@ def test_bad_input_is_a_clear_error(tmp_path, capsys):
         "search_share": (1.5, r"--search-share must be a number in \(0, 1\]"),
         "search_ppo_coef": (-1.0, "--search-ppo-coef must be a finite number >= 0"),
         "search_min_q_gap": (float("nan"), "--search-min-q-gap must be a finite number >= 0"),
+        "search_keep_agreeing": (True, "--search-keep-agreeing needs --search-min-q-gap above 0"),
     }
     for name, (value, message) in refused.items():
         config = cfg.TrainConfig(**{name: value})
@@ -391,6 +392,9 @@ def test_the_gate_keeps_labels_where_the_searched_move_beats_the_greedy_one_by_t
     best = jnp.asarray([1, 0, 1, 2])
     greedy = jnp.asarray([0, 1, 2, 2])  # the last: the same move, a gap of 0
     np.testing.assert_array_equal(confident(q, best, greedy, 0.5), [True, True, False, False])
+    # --search-keep-agreeing: the agreeing row keeps its label; disagreements stay gated.
+    kept = confident(q, best, greedy, 0.5, keep_agreeing=True)
+    np.testing.assert_array_equal(kept, [True, True, False, True])
 
 
 def test_a_gated_act_marks_confident_rows_and_the_loss_drops_the_others(monkeypatch):

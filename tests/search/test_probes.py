@@ -52,6 +52,7 @@ def test_gap_table_reads_each_threshold_over_the_states_at_or_above_it():
         gaps=[0.0, 0.1, 0.3, 1.5],
         stage_gains=[-1, 0, 1, 2],
         search_siphons=[1, 0, 0, 1],
+        network_siphons=[0, 1, 1, 0],
         thresholds=(0.0, 0.25, 1.0, 3.0),
     )
     assert [row["states"] for row in rows] == [4, 2, 1, 0]
@@ -59,6 +60,11 @@ def test_gap_table_reads_each_threshold_over_the_states_at_or_above_it():
     assert rows[1]["stage_gain"] == pytest.approx(1.5)
     assert rows[1]["stage_gain_se"] == pytest.approx(0.5)  # std 0.707 / sqrt 2
     assert rows[0]["search_siphons"] == pytest.approx(0.5)
+    assert rows[0]["network_siphons"] == pytest.approx(0.5)
+    # Where the network siphons: gains 0 and 1 over all, the single 1 at gaps >= 0.25.
+    assert [row["not_now_states"] for row in rows] == [2, 1, 0, 0]
+    assert rows[0]["not_now_gain"] == pytest.approx(0.5)
+    assert rows[1]["not_now_gain"] == pytest.approx(1.0) and np.isnan(rows[1]["not_now_gain_se"])
     assert np.isnan(rows[2]["stage_gain_se"]) and np.isnan(rows[3]["stage_gain"])
 
 

@@ -159,28 +159,45 @@ def siphon_labels(args: argparse.Namespace) -> dict[str, float]:
     return tally(network_siphons, search_siphons)
 
 
-def gap_table(gaps, stage_gains, search_siphons, thresholds=GAP_THRESHOLDS) -> list[dict]:
+def gap_table(
+    gaps, stage_gains, search_siphons, network_siphons=None, thresholds=GAP_THRESHOLDS
+) -> list[dict]:
     """One row per threshold G over the disagreeing states with Q-gap >= G: how many, the
-    share whose search move is SIPHON, and the paired final-stage gain of playing the
-    search's move (mean and its standard error)."""
+    shares whose search move and whose network move are SIPHON, the paired final-stage
+    gain of playing the search's move (mean and standard error), and that gain at the
+    states where the network's move is SIPHON (the search saying "not now")."""
     import numpy as np
 
     gaps = np.asarray(gaps, float)
     gains = np.asarray(stage_gains, float)
     siphons = np.asarray(search_siphons, bool)
+    net_siphons = (
+        np.zeros_like(siphons) if network_siphons is None else np.asarray(network_siphons, bool)
+    )
+
+    def mean_se(x):
+        mean = float(x.mean()) if x.size else float("nan")
+        return mean, float(x.std(ddof=1) / np.sqrt(x.size)) if x.size > 1 else float("nan")
+
+    def share(x):
+        return float(x.mean()) if x.size else float("nan")
+
     rows = []
     for threshold in thresholds:
         kept = gaps >= threshold
-        n = int(kept.sum())
+        gain, gain_se = mean_se(gains[kept])
+        not_now, not_now_se = mean_se(gains[kept & net_siphons])
         rows.append(
             {
                 "min_gap": threshold,
-                "states": n,
-                "search_siphons": float(siphons[kept].mean()) if n else float("nan"),
-                "stage_gain": float(gains[kept].mean()) if n else float("nan"),
-                "stage_gain_se": float(gains[kept].std(ddof=1) / np.sqrt(n))
-                if n > 1
-                else float("nan"),
+                "states": int(kept.sum()),
+                "search_siphons": share(siphons[kept]),
+                "network_siphons": share(net_siphons[kept]),
+                "stage_gain": gain,
+                "stage_gain_se": gain_se,
+                "not_now_states": int((kept & net_siphons).sum()),
+                "not_now_gain": not_now,
+                "not_now_gain_se": not_now_se,
             }
         )
     return rows
@@ -288,7 +305,8 @@ def q_gaps(args: argparse.Namespace) -> list[dict]:
         kept = min(BRANCH_BATCH, count - start)
         gains += list((np.asarray(by_search) - np.asarray(by_network))[:kept])
     search_siphons = np.array(found["best"]) == SIPHON_ACTION
-    return gap_table(found["gap"], gains, search_siphons)
+    network_siphons = np.array(found["greedy"]) == SIPHON_ACTION
+    return gap_table(found["gap"], gains, search_siphons, network_siphons)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -323,10 +341,15 @@ def print_q_gaps(args: argparse.Namespace) -> int:
         f"final stage playing the search's move minus the network's, then the network greedy "
         f"for {args.horizon} moves on the true game"
     )
-    print("  Q-gap >=   states   search SIPHON   stage gain (± se)")
+    print(
+        "  Q-gap >=   states   search SIPHON   stage gain (± se)   "
+        "network SIPHON: states, gain of not siphoning (± se)"
+    )
     for row in rows:
         print(
             f"  {row['min_gap']:8.2f} {row['states']:8d} {row['search_siphons']:15.3f}   "
-            f"{row['stage_gain']:+.3f} ± {row['stage_gain_se']:.3f}"
+            f"{row['stage_gain']:+.3f} ± {row['stage_gain_se']:.3f}   "
+            f"{row['not_now_states']:8d}   "
+            f"{row['not_now_gain']:+.3f} ± {row['not_now_gain_se']:.3f}"
         )
     return 0

@@ -273,6 +273,15 @@ class TrainConfig:
         "--search-ppo-coef). 0: every searched state is labelled",
         label="search's minimum Q-gap",
     )
+    search_keep_agreeing: bool = option(
+        False,
+        section="algorithm",
+        action="switch",
+        help="expert iteration, with --search-min-q-gap: keep the labels where the search's "
+        "move is the network's greedy move too, so the gate filters only the search's "
+        "disagreements (without it an agreeing state is never labelled)",
+        label="gate keeps agreeing labels",
+    )
 
     # -- PPO
     lr: float = option(
@@ -1066,6 +1075,11 @@ def check_algorithm(config: TrainConfig) -> None:
     gap = config.search_min_q_gap
     if not (math.isfinite(gap) and gap >= 0):
         raise ValueError(f"--search-min-q-gap must be a finite number >= 0, got {gap}")
+    if config.search_keep_agreeing and gap == 0:
+        raise ValueError(
+            "--search-keep-agreeing needs --search-min-q-gap above 0 (without the gate every "
+            "searched state is labelled already)"
+        )
     if (share < 1 or ppo_coef > 0) and config.search_acting != "network":
         raise ValueError(
             "--search-share below 1 and --search-ppo-coef above 0 need --search-acting network "

@@ -157,15 +157,20 @@ def policy_target(weights: jax.Array, mask: jax.Array, kind: str) -> jax.Array:
     return jax.nn.one_hot(best, weights.shape[-1], dtype=weights.dtype) * legal
 
 
-def confident(q: jax.Array, best: jax.Array, greedy: jax.Array, min_gap: float) -> jax.Array:
+def confident(
+    q: jax.Array, best: jax.Array, greedy: jax.Array, min_gap: float, keep_agreeing: bool = False
+) -> jax.Array:
     """`--search-min-q-gap`'s gate: the search's move beats the network's greedy move by at
     least `min_gap` in the search's Q (return units). Where the two moves are the same the
-    gap is 0: the search teaches nothing the network does not already play."""
+    gap is 0: the search teaches nothing the network does not already play, unless
+    `keep_agreeing` (`--search-keep-agreeing`) keeps those labels and gates only the
+    disagreements."""
 
     def q_of(action):
         return jnp.take_along_axis(q, action[:, None], axis=-1)[:, 0]
 
-    return q_of(best) - q_of(greedy) >= min_gap
+    passed = q_of(best) - q_of(greedy) >= min_gap
+    return passed | (best == greedy) if keep_agreeing else passed
 
 
 def make_act(parts: Any, config: TrainConfig, env: ModuleType):
@@ -212,7 +217,11 @@ def make_act(parts: Any, config: TrainConfig, env: ModuleType):
             value=out.value,
             agrees=greedy == best,
             kl=_cross_entropy(target, searched_log_p) - _entropy(target),
-            confident=confident(out.q, best, greedy, config.search_min_q_gap) if gated else None,
+            confident=confident(
+                out.q, best, greedy, config.search_min_q_gap, config.search_keep_agreeing
+            )
+            if gated
+            else None,
         )
         if partial_search:  # the unsearched rows: zeros (an all-zero target learns nothing)
             rows = config.num_envs - labelled
