@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Diagnostics of the play-time search that are not players: `unfair-root` (the evaluation
-with the true hidden board, a yardstick of what fairness costs) and `siphon-labels` (how
-often the search siphons where the network does).
+with the true hidden board, a yardstick of what fairness costs), `siphon-labels` (how
+often the search siphons where the network does) and `q-gaps` (whether the search's moves,
+where they differ from the network's, win more of the true game, by the search's Q-gap).
 
 The code and its help live in `hackmatrix/commands/search_probes.py`.
 """

@@ -1,4 +1,4 @@
-"""Diagnostics of the play-time search that are not players (specs/experiments/50, 51).
+"""Diagnostics of the play-time search that are not players (specs/experiments/50-52).
 
 `unfair-root EVALUATE-ARGS...`: `hackmatrix-evaluate` with every search started from the
 *true* state, only the seed redrawn (`SearchConfig(root="reseed")`). It sees the hidden
@@ -80,22 +80,23 @@ def parse_label_args(argv: Sequence[str], probe: str = LABELS) -> argparse.Names
     return args
 
 
+def _share(x) -> float:
+    """The share of true values (NaN for none)."""
+    return float(x.mean()) if x.size else float("nan")
+
+
 def tally(network_siphons, search_siphons) -> dict[str, float]:
     """Shares over the states with SIPHON legal (booleans, one per state)."""
     import numpy as np
 
     net = np.asarray(network_siphons, bool)
     searched = np.asarray(search_siphons, bool)
-
-    def share(x) -> float:
-        return float(x.mean()) if x.size else float("nan")
-
     return {
         "states": int(net.size),
-        "network_siphons": share(net),
-        "search_siphons": share(searched),
-        "search_agrees_where_network_siphons": share(searched[net]),
-        "search_siphons_where_network_does_not": share(searched[~net]),
+        "network_siphons": _share(net),
+        "search_siphons": _share(searched),
+        "search_agrees_where_network_siphons": _share(searched[net]),
+        "search_siphons_where_network_does_not": _share(searched[~net]),
     }
 
 
@@ -160,7 +161,7 @@ def siphon_labels(args: argparse.Namespace) -> dict[str, float]:
 
 
 def gap_table(
-    gaps, stage_gains, search_siphons, network_siphons=None, thresholds=GAP_THRESHOLDS
+    gaps, stage_gains, search_siphons, network_siphons, thresholds=GAP_THRESHOLDS
 ) -> list[dict]:
     """One row per threshold G over the disagreeing states with Q-gap >= G: how many, the
     shares whose search move and whose network move are SIPHON, the paired final-stage
@@ -168,19 +169,16 @@ def gap_table(
     states where the network's move is SIPHON (the search saying "not now")."""
     import numpy as np
 
+    from hackmatrix.analysis.eval_stats import standard_error
+
     gaps = np.asarray(gaps, float)
     gains = np.asarray(stage_gains, float)
     siphons = np.asarray(search_siphons, bool)
-    net_siphons = (
-        np.zeros_like(siphons) if network_siphons is None else np.asarray(network_siphons, bool)
-    )
+    net_siphons = np.asarray(network_siphons, bool)
 
     def mean_se(x):
-        mean = float(x.mean()) if x.size else float("nan")
-        return mean, float(x.std(ddof=1) / np.sqrt(x.size)) if x.size > 1 else float("nan")
-
-    def share(x):
-        return float(x.mean()) if x.size else float("nan")
+        se = standard_error(x)
+        return _share(x), float("nan") if se is None else se
 
     rows = []
     for threshold in thresholds:
@@ -191,8 +189,8 @@ def gap_table(
             {
                 "min_gap": threshold,
                 "states": int(kept.sum()),
-                "search_siphons": share(siphons[kept]),
-                "network_siphons": share(net_siphons[kept]),
+                "search_siphons": _share(siphons[kept]),
+                "network_siphons": _share(net_siphons[kept]),
                 "stage_gain": gain,
                 "stage_gain_se": gain_se,
                 "not_now_states": int((kept & net_siphons).sum()),
@@ -255,7 +253,7 @@ def q_gaps(args: argparse.Namespace) -> list[dict]:
     import numpy as np
 
     from hackmatrix.jax_env.constants import SIPHON_ACTION
-    from hackmatrix.purejaxrl.expert_iteration import searched_move
+    from hackmatrix.purejaxrl.expert_iteration import q_gap, searched_move
 
     network, params, searcher, greedy_step, obs, states = _greedy_games(args)
 
@@ -263,8 +261,7 @@ def q_gaps(args: argparse.Namespace) -> list[dict]:
     def searched(key, states, mask, greedy):
         out = searcher.search(key, states, params)
         best = searched_move(out.weights, mask)
-        q_of = jax.vmap(lambda q, a: q[a])
-        return best, q_of(out.q, best) - q_of(out.q, greedy)
+        return best, q_gap(out.q, best, greedy)
 
     alive = np.ones(args.games, bool)
     key = jax.random.PRNGKey(args.key)
@@ -273,12 +270,13 @@ def q_gaps(args: argparse.Namespace) -> list[dict]:
         mask, action, next_obs, next_states, done = greedy_step(obs, states)
         key, search_key = jax.random.split(key)
         best, gap = (np.asarray(x) for x in searched(search_key, states, mask, action))
-        differ = alive & (best != np.asarray(action)) & np.asarray(mask).any(-1)
+        action = np.asarray(action)
+        differ = alive & (best != action) & np.asarray(mask).any(-1)
         if differ.any():
             rows = np.flatnonzero(differ)
             found["gap"] += list(gap[rows])
             found["best"] += list(best[rows])
-            found["greedy"] += list(np.asarray(action)[rows])
+            found["greedy"] += list(action[rows])
             found["obs"].append(np.asarray(obs)[rows])
             found["state"].append(_rows(states, rows))
         alive &= ~np.asarray(done)
@@ -287,7 +285,8 @@ def q_gaps(args: argparse.Namespace) -> list[dict]:
             break
     count = len(found["gap"])
     if count == 0:
-        return gap_table([], [], [])
+        return gap_table([], [], [], [])
+    search_moves, network_moves = np.array(found["best"]), np.array(found["greedy"])
     all_obs = np.concatenate(found["obs"])
     all_states = jax.tree_util.tree_map(lambda *x: np.concatenate(x), *found["state"])
     final_stages = _make_branch(network, params, args.horizon)
@@ -296,17 +295,13 @@ def q_gaps(args: argparse.Namespace) -> list[dict]:
         rows = np.arange(start, start + BRANCH_BATCH) % count  # padded by repeats, then cut
         batch_obs = jnp.asarray(all_obs[rows])
         batch_states = _rows(all_states, rows)
-        by_search = final_stages(
-            batch_obs, batch_states, jnp.asarray(np.array(found["best"])[rows])
-        )
-        by_network = final_stages(
-            batch_obs, batch_states, jnp.asarray(np.array(found["greedy"])[rows])
-        )
+        by_search = final_stages(batch_obs, batch_states, jnp.asarray(search_moves[rows]))
+        by_network = final_stages(batch_obs, batch_states, jnp.asarray(network_moves[rows]))
         kept = min(BRANCH_BATCH, count - start)
         gains += list((np.asarray(by_search) - np.asarray(by_network))[:kept])
-    search_siphons = np.array(found["best"]) == SIPHON_ACTION
-    network_siphons = np.array(found["greedy"]) == SIPHON_ACTION
-    return gap_table(found["gap"], gains, search_siphons, network_siphons)
+    return gap_table(
+        found["gap"], gains, search_moves == SIPHON_ACTION, network_moves == SIPHON_ACTION
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

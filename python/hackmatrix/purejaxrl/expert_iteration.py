@@ -157,19 +157,24 @@ def policy_target(weights: jax.Array, mask: jax.Array, kind: str) -> jax.Array:
     return jax.nn.one_hot(best, weights.shape[-1], dtype=weights.dtype) * legal
 
 
-def confident(
-    q: jax.Array, best: jax.Array, greedy: jax.Array, min_gap: float, keep_agreeing: bool = False
-) -> jax.Array:
-    """`--search-min-q-gap`'s gate: the search's move beats the network's greedy move by at
-    least `min_gap` in the search's Q (return units). Where the two moves are the same the
-    gap is 0: the search teaches nothing the network does not already play, unless
-    `keep_agreeing` (`--search-keep-agreeing`) keeps those labels and gates only the
-    disagreements."""
+def q_gap(q: jax.Array, best: jax.Array, greedy: jax.Array) -> jax.Array:
+    """The search's Q (return units) of its move `best` less its Q of the network's greedy
+    move, per row (0 where they are the same move)."""
 
     def q_of(action):
         return jnp.take_along_axis(q, action[:, None], axis=-1)[:, 0]
 
-    passed = q_of(best) - q_of(greedy) >= min_gap
+    return q_of(best) - q_of(greedy)
+
+
+def confident(
+    q: jax.Array, best: jax.Array, greedy: jax.Array, min_gap: float, keep_agreeing: bool = False
+) -> jax.Array:
+    """`--search-min-q-gap`'s gate: the search's move beats the network's greedy move by at
+    least `min_gap` (`q_gap`). Where the two moves are the same the gap is 0: the search
+    teaches nothing the network does not already play, unless `keep_agreeing`
+    (`--search-keep-agreeing`) keeps those labels and gates only the disagreements."""
+    passed = q_gap(q, best, greedy) >= min_gap
     return passed | (best == greedy) if keep_agreeing else passed
 
 
