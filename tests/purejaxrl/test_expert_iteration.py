@@ -461,6 +461,128 @@ def test_a_gated_act_marks_confident_rows_and_the_loss_drops_the_others(monkeypa
     assert float(ungated) > float(gated)  # the dropped row's cross-entropy is gone
 
 
+def test_the_search_advantage_is_q_less_value_where_the_search_measured():
+    from hackmatrix.purejaxrl.expert_iteration import search_advantage
+
+    q = jnp.asarray([[1.5, 0.5, 1.0, 9.0], [0.0, 2.0, 2.0, 2.0]])
+    value = jnp.asarray([1.0, 2.0])  # an unvisited action's Q is the value: advantage 0
+    mask = jnp.asarray([[True, True, True, False], [True, True, True, True]])
+    np.testing.assert_allclose(
+        search_advantage(q, value, mask), [[0.5, -0.5, 0.0, 0.0], [-2.0, 0.0, 0.0, 0.0]]
+    )
+
+
+def test_the_all_action_surrogate_is_the_expected_advantage_inside_the_clip():
+    """At the acting policy the loss is `-sum pi A` and its gradient in the logits is the
+    all-action policy gradient `-pi(a)(A(a) - sum pi A)`; an action whose ratio is past
+    the clip in the direction its advantage pushes gets no more gradient."""
+    from hackmatrix.purejaxrl.expert_iteration import all_action_surrogate
+
+    mask = jnp.asarray([[True, True, True, False]])
+    advantage = jnp.asarray([[1.0, -0.5, 0.0, 0.0]])
+    logits = jnp.asarray([[0.2, 1.0, -0.3, 0.0]])
+
+    def log_policy(x):
+        return jax.nn.log_softmax(jnp.where(mask, x, -1e9))
+
+    old = log_policy(logits)
+
+    def loss(x):
+        return all_action_surrogate(log_policy(x), old, advantage, mask, 0.2)[0].sum()
+
+    pi = jnp.exp(old)
+    np.testing.assert_allclose(float(loss(logits)), -float(jnp.sum(pi * advantage)), rtol=1e-6)
+    expected = -pi * (advantage - jnp.sum(pi * advantage))
+    np.testing.assert_allclose(jax.grad(loss)(logits), expected, atol=1e-6)
+
+    # Action 0 already 1.5x likelier than when it acted (past 1 + 0.2, A > 0): clipped.
+    moved = old.at[0, 0].add(jnp.log(1.5))
+    per_action = jax.grad(
+        lambda lp: all_action_surrogate(lp, old, advantage, mask, 0.2)[0].sum()
+    )(moved)
+    assert float(per_action[0, 0]) == 0.0
+    assert float(per_action[0, 1]) > 0.0  # A < 0, inside the clip: still pushed down
+    _, clipped_share = all_action_surrogate(moved, old, advantage, mask, 0.2)
+    np.testing.assert_allclose(clipped_share, pi[:, 0], rtol=1e-6)
+
+
+def test_an_advantage_act_keeps_the_searchs_q_and_the_loss_is_its_surrogate(monkeypatch):
+    """`--search-policy-target advantage --search-share 0.5`: the act step keeps each
+    searched row's advantages (the search's Q less its value, legal actions only) and the
+    network's log-policy at acting time, zeros elsewhere; the loss's policy term is the
+    all-action surrogate on PPO's advantage scale averaged over the searched rows, and one
+    gradient step raises the measured best action's probability."""
+    from hackmatrix.purejaxrl.expert_iteration import (
+        LossInputs,
+        all_action_surrogate,
+        make_act,
+        make_loss,
+        make_loss_inputs,
+    )
+    from hackmatrix.purejaxrl.value_target import make_value_scale
+    from hackmatrix.search import search as search_module
+
+    games, searched = 6, 3
+    network = make_network(8, 1)
+    rng = np.random.default_rng(12)
+    obs = jnp.asarray((rng.random((games, OBS_SIZE)) < 0.05).astype(np.float32))
+    mask = jnp.asarray(rng.random((games, NUM_ACTIONS)) < 0.5).at[:, :2].set(True)
+    params = network.init(jax.random.PRNGKey(6), obs[:1])
+    q = np.zeros((searched, NUM_ACTIONS), np.float32)
+    q[:, 1] = 2.0  # the search measured action 1 well above the value of 0.5
+    value = jnp.full(searched, 0.5)
+
+    def stand_in(params, keys, env_state, **_options):
+        weights = jax.nn.one_hot(jnp.ones(searched, jnp.int32), NUM_ACTIONS)
+        return types.SimpleNamespace(
+            action=jnp.ones(searched, jnp.int32), weights=weights, value=value, q=jnp.asarray(q)
+        )
+
+    monkeypatch.setattr(search_module, "search", stand_in)
+    config = cfg.TrainConfig(
+        hidden_dim=8,
+        num_layers=1,
+        num_envs=games,
+        num_steps=1,
+        num_minibatches=1,
+        update_epochs=1,
+        ent_coef=0.0,
+        algorithm="expert-iteration",
+        search_acting="network",
+        search_share=0.5,
+        search_policy_target="advantage",
+    )
+    parts = types.SimpleNamespace(network=network, value_scale=make_value_scale("raw"))
+    runner = types.SimpleNamespace(obs=obs, env_state=jnp.arange(games), shaping_carry=None)
+    step = make_act(parts, config, jax_env)(params, runner, mask, jax.random.PRNGKey(7), None)
+    step = step.search
+    logits, _ = network.apply(params, obs)
+    log_p = jax.nn.log_softmax(jnp.where(mask, logits, -1e9))
+    expected = np.where(np.asarray(mask[:searched]), q - 0.5, 0.0)
+    np.testing.assert_allclose(step.advantage[:searched], expected)
+    np.testing.assert_array_equal(step.advantage[searched:], 0.0)
+    np.testing.assert_allclose(step.log_policy[:searched], log_p[:searched], rtol=1e-6)
+    np.testing.assert_array_equal(step.log_policy[searched:], 0.0)
+
+    traj = types.SimpleNamespace(obs=obs, mask=mask, search=step, action=None, log_prob=None)
+    inputs = make_loss_inputs(config)(traj)
+    assert isinstance(inputs, LossInputs) and inputs.advantage is not None
+    advantages = jnp.asarray(rng.normal(size=games), jnp.float32)  # PPO's (raw) GAE
+    loss_fn = make_loss(config, network, make_value_scale("raw"))
+    zeros = jnp.zeros(games)
+    _, reported = loss_fn(params, (inputs, advantages, zeros))
+    scale = float(jnp.std(advantages)) + 1e-8
+    rows, _ = all_action_surrogate(log_p, step.log_policy, step.advantage / scale, mask, 0.2)
+    np.testing.assert_allclose(
+        float(reported["train/policy_loss"]), float(rows.sum()) / searched, rtol=1e-5
+    )
+    grads = jax.grad(lambda p: loss_fn(p, (inputs, advantages, zeros))[0])(params)
+    stepped = jax.tree_util.tree_map(lambda p, g: p - 0.05 * g, params, grads)
+    new_logits, _ = network.apply(stepped, obs)
+    new_log_p = jax.nn.log_softmax(jnp.where(mask, new_logits, -1e9))
+    assert bool(jnp.all(new_log_p[:searched, 1] > log_p[:searched, 1]))
+
+
 # ------------------------------------------------------------------ through the CLI
 
 

@@ -47,7 +47,7 @@ SEARCH_ACTIONS = 28
 SEARCH_TREE_REWARDS = ("trained", "env", "trained-unweighted")
 # `--search-policy-target`: what expert iteration's policy learns from each search
 # (training.md §2.10).
-SEARCH_POLICY_TARGETS = ("improved", "argmax")
+SEARCH_POLICY_TARGETS = ("improved", "argmax", "advantage")
 # `--search-acting`: whose move the env plays in expert iteration (training.md §2.10).
 SEARCH_ACTINGS = ("search", "network")
 
@@ -232,7 +232,9 @@ class TrainConfig:
         help="expert iteration: what the policy learns from each step's search; improved: "
         "its improved policy (Gumbel AlphaZero); argmax: the move it would play, one-hot (the "
         "argmax of the improved policy, the play tools' searched move: imitation of the "
-        "searched player)",
+        "searched player); advantage: no label, the search's Q of each action less its "
+        "value as advantages in PPO's clipped surrogate over every legal action (probabilities "
+        "move by what the search measured, as far as --clip-eps lets one update move them)",
         label="search's policy target",
     )
     search_acting: str = option(

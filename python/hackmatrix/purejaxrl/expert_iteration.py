@@ -56,6 +56,11 @@ class SearchStep(NamedTuple):
     searched: Any = None
     # bool[E]: the label passed --search-min-q-gap's gate (None without the gate)
     confident: Any = None
+    # With --search-policy-target advantage (None otherwise): f32[E, 28], the search's
+    # advantage of each action (`search_advantage`), and f32[E, 28], the network's masked
+    # log-policy at acting time (the old policy of the all-action surrogate's ratios)
+    advantage: Any = None
+    log_policy: Any = None
 
 
 class LossInputs(NamedTuple):
@@ -70,6 +75,8 @@ class LossInputs(NamedTuple):
     log_prob: Any = None
     searched: Any = None
     confident: Any = None
+    advantage: Any = None
+    log_policy: Any = None
 
 
 def searched_envs(config: TrainConfig) -> int:
@@ -82,6 +89,7 @@ def make_loss_inputs(config: TrainConfig):
     with_ppo = config.search_ppo_coef > 0
     partial_search = searched_envs(config) < config.num_envs
     gated = config.search_min_q_gap > 0
+    by_advantage = config.search_policy_target == "advantage"
 
     def loss_inputs(traj: Any) -> LossInputs:
         return LossInputs(
@@ -92,6 +100,8 @@ def make_loss_inputs(config: TrainConfig):
             log_prob=traj.log_prob if with_ppo else None,
             searched=traj.search.searched if partial_search else None,
             confident=traj.search.confident if gated else None,
+            advantage=traj.search.advantage if by_advantage else None,
+            log_policy=traj.search.log_policy if by_advantage else None,
         )
 
     return loss_inputs
@@ -149,8 +159,10 @@ def searched_move(weights: jax.Array, mask: jax.Array) -> jax.Array:
 def policy_target(weights: jax.Array, mask: jax.Array, kind: str) -> jax.Array:
     """What the policy learns from a search (`--search-policy-target`): its improved policy
     (`weights`, 0 on illegal actions), or with `argmax` the one-hot of `searched_move`. A
-    game with no legal action learns nothing from either (an all-zero row)."""
-    if kind == "improved":
+    game with no legal action learns nothing from either (an all-zero row). With
+    `advantage` the policy learns the search's Q instead (`all_action_surrogate`); the
+    improved policy is kept as the row's target for the metrics (`search/kl`, ...)."""
+    if kind in ("improved", "advantage"):
         return weights
     best = searched_move(weights, mask)
     legal = jnp.any(mask, axis=-1, keepdims=True)
@@ -165,6 +177,35 @@ def q_gap(q: jax.Array, best: jax.Array, greedy: jax.Array) -> jax.Array:
         return jnp.take_along_axis(q, action[:, None], axis=-1)[:, 0]
 
     return q_of(best) - q_of(greedy)
+
+
+def search_advantage(q: jax.Array, value: jax.Array, mask: jax.Array) -> jax.Array:
+    """The search's advantage of each action, `Q(a) - V` in return units (`q` f32[E, 28],
+    `value` f32[E]: the search's value of the position): 0 on illegal actions, and 0 on an
+    action the search did not visit (its Q is the search's value), so only what the search
+    measured moves the policy."""
+    return jnp.where(mask, q - value[:, None], 0.0)
+
+
+def all_action_surrogate(
+    log_p: jax.Array,
+    old_log_p: jax.Array,
+    advantage: jax.Array,
+    mask: jax.Array,
+    clip_eps: float,
+) -> tuple[jax.Array, jax.Array]:
+    """PPO's clipped surrogate over every legal action instead of the one sampled: per row
+    `-sum_a pi_old(a) min(r_a A_a, clip(r_a, 1 - eps, 1 + eps) A_a)` with `r_a =
+    pi(a) / pi_old(a)`. Unclipped its gradient is the expected advantage under the policy
+    (the all-action policy gradient with a critic's Q); the clip bounds how far one update
+    moves each action's probability, as PPO bounds the sampled one. Returns the per-row
+    loss and the share of the rows' old probability whose ratio was clipped."""
+    old_p = jnp.where(mask, jnp.exp(old_log_p), 0.0)
+    ratio = jnp.exp(jnp.where(mask, log_p - old_log_p, 0.0))
+    clipped = jnp.clip(ratio, 1.0 - clip_eps, 1.0 + clip_eps)
+    per_action = jnp.maximum(-advantage * ratio, -advantage * clipped)
+    pushed = (advantage != 0) & (jnp.abs(ratio - 1.0) > clip_eps)
+    return jnp.sum(old_p * per_action, axis=-1), jnp.sum(jnp.where(pushed, old_p, 0.0), axis=-1)
 
 
 def confident(
@@ -189,6 +230,7 @@ def make_act(parts: Any, config: TrainConfig, env: ModuleType):
     labelled = searched_envs(config)  # the first `labelled` envs are searched
     partial_search = labelled < config.num_envs
     gated = config.search_min_q_gap > 0
+    by_advantage = config.search_policy_target == "advantage"
 
     def first(tree):  # the searched envs' rows (the whole batch unless a share is set)
         return jax.tree_util.tree_map(lambda x: x[:labelled], tree) if partial_search else tree
@@ -227,6 +269,8 @@ def make_act(parts: Any, config: TrainConfig, env: ModuleType):
             )
             if gated
             else None,
+            advantage=search_advantage(out.q, out.value, searched_mask) if by_advantage else None,
+            log_policy=searched_log_p if by_advantage else None,
         )
         if partial_search:  # the unsearched rows: zeros (an all-zero target learns nothing)
             rows = config.num_envs - labelled
@@ -241,6 +285,8 @@ def make_act(parts: Any, config: TrainConfig, env: ModuleType):
                 kl=pad(step.kl),
                 searched=jnp.arange(config.num_envs) < labelled,
                 confident=pad(step.confident) if gated else None,
+                advantage=pad(step.advantage) if by_advantage else None,
+                log_policy=pad(step.log_policy) if by_advantage else None,
             )
         return Acted(
             action=action,
@@ -266,14 +312,26 @@ def make_loss(config: TrainConfig, network: Any, value_scale: Any):
         log_p = _masked_log_policy(logits, inputs.mask)
         cross_entropy = _cross_entropy(inputs.policy_target, log_p)
         kl = cross_entropy - _entropy(inputs.policy_target)
+        search_term, extra = cross_entropy, {}
+        if inputs.advantage is not None:  # the search's Q, through PPO's clip, not a label
+            # On PPO's normalised scale: the same divisor as the GAE advantages (both are
+            # estimates of Q - V in return units), no centring (V is the baseline already).
+            scale = jnp.std(advantages) + 1e-8
+            search_term, clipped = all_action_surrogate(
+                log_p, inputs.log_policy, inputs.advantage / scale, inputs.mask, config.clip_eps
+            )
+            extra = {"train/search_surrogate": search_term, "train/search_clip_frac": clipped}
         if inputs.confident is not None:  # the gate: these rows learn nothing from the search
-            cross_entropy = jnp.where(inputs.confident, cross_entropy, 0.0)
+            search_term = jnp.where(inputs.confident, search_term, 0.0)
             kl = jnp.where(inputs.confident, kl, 0.0)
+        per_row = {"train/policy_kl": kl, **extra}
         if inputs.searched is None:
-            policy_loss, policy_kl = cross_entropy.mean(), kl.mean()
-        else:  # averaged over the searched rows (the others' targets are all zero)
+            policy_loss = search_term.mean()
+            averaged = {name: x.mean() for name, x in per_row.items()}
+        else:  # averaged over the searched rows (the others' targets and advantages are 0)
             rows = jnp.maximum(jnp.sum(inputs.searched), 1)
-            policy_loss, policy_kl = jnp.sum(cross_entropy) / rows, jnp.sum(kl) / rows
+            policy_loss = jnp.sum(search_term) / rows
+            averaged = {name: jnp.sum(x) / rows for name, x in per_row.items()}
         ppo_metrics = {}
         if ppo_coef > 0:
             pg_loss, ppo_metrics = clipped_surrogate(logits, inputs, advantages, config.clip_eps)
@@ -292,8 +350,8 @@ def make_loss(config: TrainConfig, network: Any, value_scale: Any):
         return total, {
             **shared,
             **ppo_metrics,
+            **averaged,
             "train/policy_loss": policy_loss,
-            "train/policy_kl": policy_kl,
         }
 
     return loss_fn
