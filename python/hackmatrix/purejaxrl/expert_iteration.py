@@ -23,6 +23,8 @@ With the network acting, two options make it PPO that also distils the search:
 cost falls with it; the cross-entropy is averaged over the searched rows). `--search-min-q-gap
 G` keeps a label only where the search is confident: its move's Q beats the network's greedy
 move's by at least G (the other rows count in the average with no cross-entropy).
+`--search-policy-target advantage` gives no label: the search's `Q(a) - V` of every action
+are advantages in PPO's clipped surrogate summed over the legal actions (`all_action_surrogate`).
 
 The search (and with it mctx) is imported only when a trainer for this algorithm is built.
 """
@@ -312,7 +314,8 @@ def make_loss(config: TrainConfig, network: Any, value_scale: Any):
         log_p = _masked_log_policy(logits, inputs.mask)
         cross_entropy = _cross_entropy(inputs.policy_target, log_p)
         kl = cross_entropy - _entropy(inputs.policy_target)
-        search_term, extra = cross_entropy, {}
+        per_row = {"train/policy_kl": kl}
+        search_term = cross_entropy
         if inputs.advantage is not None:  # the search's Q, through PPO's clip, not a label
             # On PPO's normalised scale: the same divisor as the GAE advantages (both are
             # estimates of Q - V in return units), no centring (V is the baseline already).
@@ -320,11 +323,12 @@ def make_loss(config: TrainConfig, network: Any, value_scale: Any):
             search_term, clipped = all_action_surrogate(
                 log_p, inputs.log_policy, inputs.advantage / scale, inputs.mask, config.clip_eps
             )
-            extra = {"train/search_surrogate": search_term, "train/search_clip_frac": clipped}
+            per_row["train/search_clip_frac"] = clipped
         if inputs.confident is not None:  # the gate: these rows learn nothing from the search
             search_term = jnp.where(inputs.confident, search_term, 0.0)
-            kl = jnp.where(inputs.confident, kl, 0.0)
-        per_row = {"train/policy_kl": kl, **extra}
+            per_row = {name: jnp.where(inputs.confident, x, 0.0) for name, x in per_row.items()}
+        if inputs.advantage is not None:
+            per_row["train/search_surrogate"] = search_term
         if inputs.searched is None:
             policy_loss = search_term.mean()
             averaged = {name: x.mean() for name, x in per_row.items()}
