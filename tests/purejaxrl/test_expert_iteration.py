@@ -497,9 +497,9 @@ def test_the_all_action_surrogate_is_the_expected_advantage_inside_the_clip():
 
     # Action 0 already 1.5x likelier than when it acted (past 1 + 0.2, A > 0): clipped.
     moved = old.at[0, 0].add(jnp.log(1.5))
-    per_action = jax.grad(
-        lambda lp: all_action_surrogate(lp, old, advantage, mask, 0.2)[0].sum()
-    )(moved)
+    per_action = jax.grad(lambda lp: all_action_surrogate(lp, old, advantage, mask, 0.2)[0].sum())(
+        moved
+    )
     assert float(per_action[0, 0]) == 0.0
     assert float(per_action[0, 1]) > 0.0  # A < 0, inside the clip: still pushed down
     _, clipped_share = all_action_surrogate(moved, old, advantage, mask, 0.2)
