@@ -40,7 +40,13 @@ def preset_file(tmp_path, text, name="mine.toml"):
 
 
 def test_the_shipped_presets():
-    assert shipped_names() == ["canonical", "default", "expert-iteration", "gpu"]
+    assert shipped_names() == [
+        "canonical",
+        "default",
+        "expert-iteration",
+        "gpu",
+        "search-advantage",
+    ]
     assert all(load_preset(name).description for name in shipped_names())
     assert load_preset("canonical").values == {}
     # canonical: today's trainer without flags; every option at its declared default.
@@ -62,6 +68,28 @@ def test_the_shipped_presets():
         "search_simulations": 8,
         "search_tree_reward": "trained",
     }
+    # search-advantage: specs/experiments/53's arm, to continue a trained policy (so the
+    # default's staged reward with the program levers on from the first update).
+    assert load_preset("search-advantage").values == {
+        **load_preset("default").values,
+        "program_levers_from_update": 0,
+        "algorithm": "expert-iteration",
+        "search_acting": "network",
+        "search_share": 0.125,
+        "search_ppo_coef": 1.0,
+        "search_simulations": 16,
+        "search_policy_target": "advantage",
+        "search_tree_reward": "env",
+    }
+    arm = [
+        *"--reward-weights siphon_death_penalty=0.3 --siphon-pay-on-use --program-bonus 4".split(),
+        *"--free-program-spending --ent-coef-programs 0.5 --program-levers-from-update 0".split(),
+        *"--algorithm expert-iteration --search-acting network --search-share 0.125".split(),
+        *"--search-ppo-coef 1 --search-simulations 16 --search-policy-target advantage".split(),
+        *"--search-tree-reward env".split(),
+    ]
+    preset = resolve_command_line(["--preset", "search-advantage"]).config
+    assert preset == resolve_command_line(arm).config
 
 
 def test_a_preset_value_has_the_type_the_flag_gives():
