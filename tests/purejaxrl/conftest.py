@@ -42,6 +42,18 @@ TINY_FLAGS = [
     "--eval-episodes",
     "0",
 ]
+
+# The default preset's staged reward as flags (its [reward] table without the levers' update).
+STAGED_REWARD = [
+    "--reward-weights",
+    "siphon_death_penalty=0.3",
+    "--siphon-pay-on-use",
+    "--program-bonus",
+    "4",
+    "--free-program-spending",
+    "--ent-coef-programs",
+    "0.5",
+]
 TINY_BATCH = 8 * 16
 
 

@@ -17,20 +17,9 @@ import platform
 
 import numpy as np
 import pytest
-from conftest import TINY_BATCH, TINY_FLAGS
+from conftest import STAGED_REWARD, TINY_BATCH, TINY_FLAGS
 
 from hackmatrix.purejaxrl import cli
-
-STAGED_REWARD = [
-    "--reward-weights",
-    "siphon_death_penalty=0.3",
-    "--siphon-pay-on-use",
-    "--program-bonus",
-    "4",
-    "--free-program-spending",
-    "--ent-coef-programs",
-    "0.5",
-]
 
 RECIPES = {
     # train.sh's recipe, the levers switching on at update 3 (inside the second chunk)

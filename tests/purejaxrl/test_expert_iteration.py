@@ -95,7 +95,10 @@ def test_bad_input_is_a_clear_error(tmp_path, capsys):
             "--search-tree-reward must be one of trained, env, trained-unweighted",
         ),
         "search_c_scale": (0.0, "--search-c-scale must be a finite number > 0"),
-        "search_policy_target": ("visits", "--search-policy-target must be improved or argmax"),
+        "search_policy_target": (
+            "visits",
+            "--search-policy-target must be one of improved, argmax, advantage",
+        ),
         "search_acting": ("mixed", "--search-acting must be search or network"),
         "search_share": (1.5, r"--search-share must be a number in \(0, 1\]"),
         "search_ppo_coef": (-1.0, "--search-ppo-coef must be a finite number >= 0"),
@@ -397,6 +400,34 @@ def test_the_gate_keeps_labels_where_the_searched_move_beats_the_greedy_one_by_t
     np.testing.assert_array_equal(kept, [True, True, False, True])
 
 
+def searched_act(monkeypatch, network, params, obs, mask, search_out, **options):
+    """One act step of a small run whose network acts and whose first half of the envs is
+    searched, the search replaced by `search_out` (its fields as `search` returns them):
+    the run's config and the step's SearchStep."""
+    from hackmatrix.purejaxrl.expert_iteration import make_act
+    from hackmatrix.purejaxrl.value_target import make_value_scale
+    from hackmatrix.search import search as search_module
+
+    monkeypatch.setattr(search_module, "search", lambda *_args, **_options: search_out)
+    games = obs.shape[0]
+    config = cfg.TrainConfig(
+        hidden_dim=8,
+        num_layers=1,
+        num_envs=games,
+        num_steps=1,
+        num_minibatches=1,
+        update_epochs=1,
+        algorithm="expert-iteration",
+        search_acting="network",
+        search_share=0.5,
+        **options,
+    )
+    parts = types.SimpleNamespace(network=network, value_scale=make_value_scale("raw"))
+    runner = types.SimpleNamespace(obs=obs, env_state=jnp.arange(games), shaping_carry=None)
+    acted = make_act(parts, config, jax_env)(params, runner, mask, jax.random.PRNGKey(5), None)
+    return config, acted.search
+
+
 def test_a_gated_act_marks_confident_rows_and_the_loss_drops_the_others(monkeypatch):
     """`--search-min-q-gap 0.5 --search-share 0.5`: the act step marks the searched rows
     whose searched move's Q beats the network's greedy move's by 0.5 (unsearched rows are
@@ -405,12 +436,10 @@ def test_a_gated_act_marks_confident_rows_and_the_loss_drops_the_others(monkeypa
     from hackmatrix.purejaxrl import distribution
     from hackmatrix.purejaxrl.expert_iteration import (
         LossInputs,
-        make_act,
         make_loss,
         search_metrics,
     )
     from hackmatrix.purejaxrl.value_target import make_value_scale
-    from hackmatrix.search import search as search_module
 
     games, searched = 6, 3
     network = make_network(8, 1)
@@ -425,28 +454,10 @@ def test_a_gated_act_marks_confident_rows_and_the_loss_drops_the_others(monkeypa
     q = np.zeros((searched, NUM_ACTIONS), np.float32)
     q[np.arange(searched), moves] = [1.0, 0.4, 0.6]  # gaps over the greedy move's 0
 
-    def stand_in(params, keys, env_state, **_options):
-        return types.SimpleNamespace(
-            action=jnp.asarray(moves), weights=weights, value=jnp.zeros(searched), q=jnp.asarray(q)
-        )
-
-    monkeypatch.setattr(search_module, "search", stand_in)
-    config = cfg.TrainConfig(
-        hidden_dim=8,
-        num_layers=1,
-        num_envs=games,
-        num_steps=1,
-        num_minibatches=1,
-        update_epochs=1,
-        algorithm="expert-iteration",
-        search_acting="network",
-        search_share=0.5,
-        search_min_q_gap=0.5,
+    out = types.SimpleNamespace(
+        action=jnp.asarray(moves), weights=weights, value=jnp.zeros(searched), q=jnp.asarray(q)
     )
-    parts = types.SimpleNamespace(network=network, value_scale=make_value_scale("raw"))
-    runner = types.SimpleNamespace(obs=obs, env_state=jnp.arange(games), shaping_carry=None)
-    step = make_act(parts, config, jax_env)(params, runner, mask, jax.random.PRNGKey(5), None)
-    step = step.search
+    config, step = searched_act(monkeypatch, network, params, obs, mask, out, search_min_q_gap=0.5)
     np.testing.assert_array_equal(step.confident, [True, False, True, False, False, False])
     assert float(search_metrics(step)["search/confident"]) == pytest.approx(2 / 3)
 
@@ -515,12 +526,10 @@ def test_an_advantage_act_keeps_the_searchs_q_and_the_loss_is_its_surrogate(monk
     from hackmatrix.purejaxrl.expert_iteration import (
         LossInputs,
         all_action_surrogate,
-        make_act,
         make_loss,
         make_loss_inputs,
     )
     from hackmatrix.purejaxrl.value_target import make_value_scale
-    from hackmatrix.search import search as search_module
 
     games, searched = 6, 3
     network = make_network(8, 1)
@@ -532,30 +541,13 @@ def test_an_advantage_act_keeps_the_searchs_q_and_the_loss_is_its_surrogate(monk
     q[:, 1] = 2.0  # the search measured action 1 well above the value of 0.5
     value = jnp.full(searched, 0.5)
 
-    def stand_in(params, keys, env_state, **_options):
-        weights = jax.nn.one_hot(jnp.ones(searched, jnp.int32), NUM_ACTIONS)
-        return types.SimpleNamespace(
-            action=jnp.ones(searched, jnp.int32), weights=weights, value=value, q=jnp.asarray(q)
-        )
-
-    monkeypatch.setattr(search_module, "search", stand_in)
-    config = cfg.TrainConfig(
-        hidden_dim=8,
-        num_layers=1,
-        num_envs=games,
-        num_steps=1,
-        num_minibatches=1,
-        update_epochs=1,
-        ent_coef=0.0,
-        algorithm="expert-iteration",
-        search_acting="network",
-        search_share=0.5,
-        search_policy_target="advantage",
+    weights = jax.nn.one_hot(jnp.ones(searched, jnp.int32), NUM_ACTIONS)
+    out = types.SimpleNamespace(
+        action=jnp.ones(searched, jnp.int32), weights=weights, value=value, q=jnp.asarray(q)
     )
-    parts = types.SimpleNamespace(network=network, value_scale=make_value_scale("raw"))
-    runner = types.SimpleNamespace(obs=obs, env_state=jnp.arange(games), shaping_carry=None)
-    step = make_act(parts, config, jax_env)(params, runner, mask, jax.random.PRNGKey(7), None)
-    step = step.search
+    config, step = searched_act(
+        monkeypatch, network, params, obs, mask, out, ent_coef=0.0, search_policy_target="advantage"
+    )
     logits, _ = network.apply(params, obs)
     log_p = jax.nn.log_softmax(jnp.where(mask, logits, -1e9))
     expected = np.where(np.asarray(mask[:searched]), q - 0.5, 0.0)

@@ -14,6 +14,7 @@ import pickle
 from pathlib import Path
 
 import pytest
+from conftest import STAGED_REWARD
 
 from hackmatrix.purejaxrl import cli
 from hackmatrix.purejaxrl import config as cfg
@@ -82,14 +83,7 @@ def test_the_shipped_presets():
         "search_tree_reward": "env",
     }
     arm = [
-        "--reward-weights",
-        "siphon_death_penalty=0.3",
-        "--siphon-pay-on-use",
-        "--program-bonus",
-        "4",
-        "--free-program-spending",
-        "--ent-coef-programs",
-        "0.5",
+        *STAGED_REWARD,
         "--program-levers-from-update",
         "0",
         "--algorithm",
