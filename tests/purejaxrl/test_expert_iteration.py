@@ -104,7 +104,15 @@ def test_bad_input_is_a_clear_error(tmp_path, capsys):
         "search_ppo_coef": (-1.0, "--search-ppo-coef must be a finite number >= 0"),
         "search_min_q_gap": (float("nan"), "--search-min-q-gap must be a finite number >= 0"),
         "search_keep_agreeing": (True, "--search-keep-agreeing needs --search-min-q-gap above 0"),
+        "search_advantage_actions": (
+            "moves",
+            "--search-advantage-actions needs --search-policy-target advantage",
+        ),
     }
+    config = cfg.TrainConfig(search_policy_target="advantage", search_advantage_actions="siphon")
+    cfg.auto_scale_for_batch_size(config)
+    with pytest.raises(ValueError, match="--search-advantage-actions must be all or moves"):
+        cfg.validate(config)
     for name, (value, message) in refused.items():
         config = cfg.TrainConfig(**{name: value})
         cfg.auto_scale_for_batch_size(config)
@@ -517,6 +525,47 @@ def test_the_all_action_surrogate_is_the_expected_advantage_inside_the_clip():
     np.testing.assert_allclose(clipped_share, pi[:, 0], rtol=1e-6)
 
 
+def test_moving_only_teaches_which_way_to_move_and_leaves_siphon_and_programs_alone():
+    """`--search-advantage-actions moves`: the surrogate runs on the policy conditioned on
+    moving. Its gradient is 0 on the logits of SIPHON and the programs whatever their
+    advantages, on the moves it is the conditional all-action gradient weighted by
+    pi_old(moves), and the moves' logits move by a sum of 0 (the mass on moving holds to
+    first order)."""
+    from hackmatrix.purejaxrl.expert_iteration import all_action_surrogate, moving_only
+
+    mask = jnp.asarray([[True, True, False, True, True, True, True] + [False] * 21])
+    advantage = jnp.zeros((1, 28)).at[0, :7].set(jnp.asarray([1.0, -0.5, 0, 0.3, -2.0, 3.0, 0]))
+    logits = jnp.zeros((1, 28)).at[0, :7].set(jnp.asarray([0.2, 1.0, 0, -0.3, 1.5, 0.4, -1.0]))
+
+    def log_policy(x):
+        return jax.nn.log_softmax(jnp.where(mask, x, -1e9))
+
+    old = log_policy(logits)
+
+    def loss(x):
+        inputs = moving_only(log_policy(x), old, advantage, mask)
+        return all_action_surrogate(*inputs, 0.2)[0].sum()
+
+    grad = jax.grad(loss)(logits)
+    # Siphon (A = -2) and the programs (A = 3): 0 up to the log-softmax's rounding.
+    np.testing.assert_allclose(grad[0, 4:], 0.0, atol=1e-7)
+    pi = jnp.exp(old)[0]
+    moves = jnp.asarray([0, 1, 3])
+    moving = float(pi[moves].sum())
+    conditional = pi[moves] / moving
+    a = advantage[0, moves]
+    expected = -moving * conditional * (a - jnp.sum(conditional * a))
+    np.testing.assert_allclose(grad[0, moves], expected, atol=1e-6)
+    assert abs(float(grad[0, :4].sum())) < 1e-6
+    np.testing.assert_allclose(float(loss(logits)), -float(jnp.sum(pi[moves] * a)), rtol=1e-5)
+
+    # A row with no legal move contributes nothing.
+    only_siphon = jnp.zeros((1, 28), bool).at[0, 4].set(True)
+    lp = jax.nn.log_softmax(jnp.where(only_siphon, logits, -1e9))
+    rows, clipped = all_action_surrogate(*moving_only(lp, lp, advantage, only_siphon), 0.2)
+    assert float(rows[0]) == 0.0 and float(clipped[0]) == 0.0
+
+
 def test_an_advantage_act_keeps_the_searchs_q_and_the_loss_is_its_surrogate(monkeypatch):
     """`--search-policy-target advantage --search-share 0.5`: the act step keeps each
     searched row's advantages (the search's Q less its value, legal actions only) and the
@@ -528,6 +577,7 @@ def test_an_advantage_act_keeps_the_searchs_q_and_the_loss_is_its_surrogate(monk
         all_action_surrogate,
         make_loss,
         make_loss_inputs,
+        moving_only,
     )
     from hackmatrix.purejaxrl.value_target import make_value_scale
 
@@ -573,6 +623,17 @@ def test_an_advantage_act_keeps_the_searchs_q_and_the_loss_is_its_surrogate(monk
     new_logits, _ = network.apply(stepped, obs)
     new_log_p = jax.nn.log_softmax(jnp.where(mask, new_logits, -1e9))
     assert bool(jnp.all(new_log_p[:searched, 1] > log_p[:searched, 1]))
+
+    # --search-advantage-actions moves: the same rows through `moving_only`.
+    moves_config = dataclasses.replace(config, search_advantage_actions="moves")
+    _, reported = make_loss(moves_config, network, make_value_scale("raw"))(
+        params, (inputs, advantages, zeros)
+    )
+    moving = moving_only(log_p, step.log_policy, step.advantage / scale, mask)
+    rows, _ = all_action_surrogate(*moving, 0.2)
+    np.testing.assert_allclose(
+        float(reported["train/policy_loss"]), float(rows.sum()) / searched, rtol=1e-5
+    )
 
 
 # ------------------------------------------------------------------ through the CLI

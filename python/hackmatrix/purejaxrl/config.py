@@ -48,6 +48,8 @@ SEARCH_TREE_REWARDS = ("trained", "env", "trained-unweighted")
 # `--search-policy-target`: what expert iteration's policy learns from each search
 # (training.md §2.10).
 SEARCH_POLICY_TARGETS = ("improved", "argmax", "advantage")
+# `--search-advantage-actions`: which actions the advantage target moves (training.md §2.10).
+SEARCH_ADVANTAGE_ACTIONS = ("all", "moves")
 # `--search-acting`: whose move the env plays in expert iteration (training.md §2.10).
 SEARCH_ACTINGS = ("search", "network")
 
@@ -236,6 +238,16 @@ class TrainConfig:
         "value as advantages in PPO's clipped surrogate over every legal action (probabilities "
         "move by what the search measured, as far as --clip-eps lets one update move them)",
         label="search's policy target",
+    )
+    search_advantage_actions: str = option(
+        "all",
+        section="algorithm",
+        choices=SEARCH_ADVANTAGE_ACTIONS,
+        help="expert iteration, with --search-policy-target advantage: the actions the "
+        "search's advantages move; all: every legal action; moves: the four moves only, "
+        "through the policy conditioned on moving, so the search says which way to move and "
+        "PPO's term alone decides when to siphon or run a program",
+        label="search's advantage actions",
     )
     search_acting: str = option(
         "search",
@@ -1066,8 +1078,19 @@ def check_algorithm(config: TrainConfig) -> None:
     c_scale = config.search_c_scale
     if not (math.isfinite(c_scale) and c_scale > 0):
         raise ValueError(f"--search-c-scale must be a finite number > 0, got {c_scale}")
-    for name in ("search_tree_reward", "search_policy_target", "search_acting"):
+    for name in (
+        "search_tree_reward",
+        "search_policy_target",
+        "search_acting",
+        "search_advantage_actions",
+    ):
         _check_one_of(config, name)
+    if config.search_advantage_actions != "all" and config.search_policy_target != "advantage":
+        raise ValueError(
+            "--search-advantage-actions needs --search-policy-target advantage (the other "
+            f"targets are labels over every action), got --search-policy-target "
+            f"{config.search_policy_target}"
+        )
     share = config.search_share
     if not (math.isfinite(share) and 0 < share <= 1):
         raise ValueError(f"--search-share must be a number in (0, 1], got {share}")

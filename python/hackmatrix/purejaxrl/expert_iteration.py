@@ -24,7 +24,8 @@ cost falls with it; the cross-entropy is averaged over the searched rows). `--se
 G` keeps a label only where the search is confident: its move's Q beats the network's greedy
 move's by at least G (the other rows count in the average with no cross-entropy).
 `--search-policy-target advantage` gives no label: the search's `Q(a) - V` of every action
-are advantages in PPO's clipped surrogate summed over the legal actions (`all_action_surrogate`).
+are advantages in PPO's clipped surrogate summed over the legal actions (`all_action_surrogate`);
+with `--search-advantage-actions moves` over the legal moves only (`moving_only`).
 
 The search (and with it mctx) is imported only when a trainer for this algorithm is built.
 """
@@ -38,6 +39,7 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 
+from ..names import SIPHON_ACTION
 from . import distribution
 from .config import TrainConfig
 from .train import Acted, add_value_and_entropy, clipped_surrogate
@@ -210,6 +212,36 @@ def all_action_surrogate(
     return jnp.sum(old_p * per_action, axis=-1), jnp.sum(jnp.where(pushed, old_p, 0.0), axis=-1)
 
 
+def moving_only(
+    log_p: jax.Array, old_log_p: jax.Array, advantage: jax.Array, mask: jax.Array
+) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array]:
+    """`--search-advantage-actions moves`: the all-action surrogate's inputs restricted to the
+    four moves (the actions below SIPHON_ACTION). Both log-policies become the policy
+    conditioned on moving, `log pi(a | move) = log pi(a) - log pi(moves)`, whose gradient
+    leaves the logits of SIPHON and of every program untouched: the search says which way
+    to move, PPO's term whether to move. The advantages are multiplied by `pi_old(moves)`,
+    so each move is still weighted by `pi_old(a)` (a row where the policy mostly siphons
+    counts little), as in the all-action surrogate. Returns `(log_p, old_log_p, advantage,
+    mask)` for `all_action_surrogate`."""
+    moves = mask & (jnp.arange(mask.shape[-1]) < SIPHON_ACTION)
+
+    def log_moving(x):  # log pi(moves) per row (MASKED_LOGIT's scale where no move is legal)
+        return jax.nn.logsumexp(distribution.masked_logits(x, moves), axis=-1, keepdims=True)
+
+    def conditioned(x):
+        return jnp.where(moves, x - log_moving(x), 0.0)
+
+    old_moving = jnp.exp(
+        jnp.where(jnp.any(moves, axis=-1, keepdims=True), log_moving(old_log_p), -jnp.inf)
+    )
+    return (
+        conditioned(log_p),
+        conditioned(old_log_p),
+        jnp.where(moves, advantage * old_moving, 0.0),
+        moves,
+    )
+
+
 def confident(
     q: jax.Array, best: jax.Array, greedy: jax.Array, min_gap: float, keep_agreeing: bool = False
 ) -> jax.Array:
@@ -306,6 +338,7 @@ def make_loss(config: TrainConfig, network: Any, value_scale: Any):
     ent_coef_programs)`, the batch `(LossInputs, advantages, value targets)`)."""
 
     ppo_coef = config.search_ppo_coef
+    moves_only = config.search_advantage_actions == "moves"
 
     def loss_fn(params, batch, ent_coef=None, ent_coef_programs=None):
         inputs, advantages, targets = batch  # the advantages: PPO's term's alone
@@ -320,9 +353,10 @@ def make_loss(config: TrainConfig, network: Any, value_scale: Any):
             # On PPO's normalised scale: the same divisor as the GAE advantages (both are
             # estimates of Q - V in return units), no centring (V is the baseline already).
             scale = jnp.std(advantages) + 1e-8
-            search_term, clipped = all_action_surrogate(
-                log_p, inputs.log_policy, inputs.advantage / scale, inputs.mask, config.clip_eps
-            )
+            surrogate_inputs = (log_p, inputs.log_policy, inputs.advantage / scale, inputs.mask)
+            if moves_only:
+                surrogate_inputs = moving_only(*surrogate_inputs)
+            search_term, clipped = all_action_surrogate(*surrogate_inputs, config.clip_eps)
             per_row["train/search_clip_frac"] = clipped
         if inputs.confident is not None:  # the gate: these rows learn nothing from the search
             search_term = jnp.where(inputs.confident, search_term, 0.0)
