@@ -225,19 +225,14 @@ def moving_only(
     mask)` for `all_action_surrogate`."""
     moves = mask & (jnp.arange(mask.shape[-1]) < SIPHON_ACTION)
 
-    def log_moving(x):  # log pi(moves) per row (MASKED_LOGIT's scale where no move is legal)
+    def log_moving(x):  # log pi(moves) per row (a row with no legal move is zeroed below)
         return jax.nn.logsumexp(distribution.masked_logits(x, moves), axis=-1, keepdims=True)
 
-    def conditioned(x):
-        return jnp.where(moves, x - log_moving(x), 0.0)
-
-    old_moving = jnp.exp(
-        jnp.where(jnp.any(moves, axis=-1, keepdims=True), log_moving(old_log_p), -jnp.inf)
-    )
+    old_log_moving = log_moving(old_log_p)
     return (
-        conditioned(log_p),
-        conditioned(old_log_p),
-        jnp.where(moves, advantage * old_moving, 0.0),
+        jnp.where(moves, log_p - log_moving(log_p), 0.0),
+        jnp.where(moves, old_log_p - old_log_moving, 0.0),
+        jnp.where(moves, advantage * jnp.exp(old_log_moving), 0.0),
         moves,
     )
 
