@@ -138,3 +138,20 @@ def chosen_checkpoint_policies(
             f"{', '.join(map(str, missing))} (saved: {held})"
         )
     return [load_policy_spec(str(saved[update])) for update in sorted(updates)]
+
+
+def with_value_of(prior: Policy, value: Policy) -> Policy:
+    """`prior`'s policy with `value`'s value head, as one policy for the search to read
+    (`search.prior_and_value`). The config is `value`'s: the search's discount, value
+    scale and trained tree reward describe the value it adds to its tree."""
+    from ..search.prior_and_value import PriorAndValue
+
+    if prior.is_random or value.is_random:
+        raise EvaluationError("a value from another network needs two networks, not random")
+    return Policy(
+        label=f"{prior.label} + value of {value.label}",
+        network=PriorAndValue(prior=prior.network, value=value.network),
+        params=(prior.params, value.params),
+        source=prior.source,
+        config=value.config,
+    )

@@ -7,6 +7,7 @@
     hackmatrix-evaluate checkpoints/<run> --checkpoint-updates 220 280 305   # chosen saves
     hackmatrix-evaluate checkpoints/<run> --search 16   # and with the fair search, paired
     hackmatrix-evaluate --pretrained --search 16      # the shipped policy, with and without search
+    hackmatrix-evaluate --pretrained --search 16 --search-value-from checkpoints/<run>
     hackmatrix-evaluate --reports baseline.json change.json   # plays nothing
     hackmatrix-evaluate --seeds s1.json s2.json s3.json --target 'mean_final_stage>=3'
 
@@ -39,7 +40,9 @@ from hackmatrix.analysis.policies import (
     EvaluationError,
     chosen_checkpoint_policies,
     last_checkpoint_policies,
+    load_policy_spec,
     pooled_label,
+    with_value_of,
 )
 from hackmatrix.analysis.report import report
 from hackmatrix.analysis.table import format_table
@@ -53,7 +56,17 @@ def build_parser() -> argparse.ArgumentParser:
     _add_what_to_read(parser.add_argument_group("what to read"))
     _add_which_checkpoints(parser.add_argument_group("which checkpoints of a run"))
     _add_how_to_play(parser.add_argument_group("the games and how they are played"))
-    add_search_flags(parser.add_argument_group("planning (specs/search.md)"), several=True)
+    planning = parser.add_argument_group("planning (specs/search.md)")
+    add_search_flags(planning, several=True)
+    planning.add_argument(
+        "--search-value-from",
+        default=None,
+        metavar="POLICY",
+        help="the searched columns take their prior from the evaluated policy and their "
+        "value (and the discount, value scale and trained tree reward) from this one, e.g. "
+        "the shipped policy's siphon-proposing prior with a stronger network's value "
+        "(specs/search.md §6); the columns without search are unchanged",
+    )
     output = parser.add_argument_group("output")
     output.add_argument("--json", type=Path, default=None, help="write the summaries as JSON here")
     output.add_argument(
@@ -211,6 +224,8 @@ def _check_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     if args.last_checkpoints < 1:
         p.error(f"--last-checkpoints must be at least 1, got {args.last_checkpoints}")
     check_search_flags(p, args)
+    if args.search_value_from is not None and not args.search:
+        p.error("--search-value-from gives the search a value: it needs --search N")
     if args.search and (args.reports is not None or args.seeds is not None):
         p.error("--search plays games; --reports and --seeds play nothing")
     if args.last_checkpoints > 1 and (args.reports is not None or args.seeds is not None):
@@ -247,6 +262,16 @@ def choose_policies(text: str, args) -> list:
             text, args.checkpoint_updates, checkpoint_dir=args.checkpoint_dir
         )
     return last_checkpoint_policies(text, args.last_checkpoints, checkpoint_dir=args.checkpoint_dir)
+
+
+def search_value_policy(args):
+    """The policy whose value the searched columns read (--search-value-from), or None."""
+    if args.search_value_from is None:
+        return None
+    value = load_policy_spec(args.search_value_from, checkpoint_dir=args.checkpoint_dir)
+    if value.is_random:
+        raise EvaluationError("--search-value-from needs a trained network, not random")
+    return value
 
 
 def search_config(train_config: dict, simulations: int, args):
@@ -334,6 +359,7 @@ def main(argv=None) -> int:
         if args.png is not None:
             import matplotlib  # noqa: F401 - fail before playing, not after
         policies = [choose_policies(text, args) for text in policy_texts(args)]
+        value = search_value_policy(args)
     except EvaluationError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -360,6 +386,12 @@ def main(argv=None) -> int:
     for pooled in policies:
         first = pooled[0]
         label = pooled_label(pooled)
+        # what the searched columns play: the policy, or its prior with another's value
+        searched_pooled = (
+            pooled
+            if value is None or first.is_random
+            else [with_value_of(p, value) for p in pooled]
+        )
         for mode in ("random",) if first.is_random else modes:
             print(
                 f"playing {args.episodes:,} games: {label} ({mode})"
@@ -369,13 +401,15 @@ def main(argv=None) -> int:
             results.append(evaluate_pooled(env, pooled, mode, **settings))
             plain = results[-1]
             for simulations in [] if first.is_random else args.search or []:
-                search = search_config(first.config, simulations, args)
+                search = search_config(searched_pooled[0].config, simulations, args)
                 print(
-                    f"playing {args.episodes:,} games: {label} ({mode}) "
+                    f"playing {args.episodes:,} games: {pooled_label(searched_pooled)} ({mode}) "
                     f"+ search {simulations} ({describe_search(search)})",
                     flush=True,
                 )
-                results.append(evaluate_pooled(env, pooled, mode, search=search, **settings))
+                results.append(
+                    evaluate_pooled(env, searched_pooled, mode, search=search, **settings)
+                )
                 searched.append((plain, results[-1]))
 
     print()
@@ -386,8 +420,11 @@ def main(argv=None) -> int:
         pooling = {"last_checkpoints": args.last_checkpoints}
     else:
         pooling = {}
+    value_from = {} if value is None else {"value_from": value.source}
     search_settings = (
-        {"search": {"simulations": args.search, **search_options(args)}} if args.search else {}
+        {"search": {"simulations": args.search, **search_options(args), **value_from}}
+        if args.search
+        else {}
     )
     document = report(
         results,
