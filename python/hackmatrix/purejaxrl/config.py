@@ -557,6 +557,26 @@ class TrainConfig:
         help="the chance falls linearly from p0 to 0 by this fraction of training "
         "(unset: p0 throughout)",
     )
+    # -- restarts from the agent's own late states (restarts.py); share 0: off
+    restart_share: float = option(
+        0.0,
+        section="restarts",
+        help="chance that a finished game restarts from a state the agent itself reached "
+        "at --restart-min-stage or later (its kit and board as it held them, every hidden "
+        "field redrawn, a fresh seed) instead of a new game; 0: off (training.md §1.7)",
+    )
+    restart_min_stage: int = option(
+        5,
+        section="restarts",
+        help="with --restart-share: the stage a live game must have reached for its states "
+        "to be remembered (2..8)",
+    )
+    restart_buffer: int = option(
+        1024,
+        section="restarts",
+        help="with --restart-share: how many remembered states the ring holds (one joins "
+        "per env step, the oldest leaves)",
+    )
 
     # -- logging
     log_interval: int = option(
@@ -965,6 +985,7 @@ def validate(config: TrainConfig) -> None:
         )
     check_program_levers_delay(config)
     check_algorithm(config)
+    check_restarts(config)
     if not isinstance(config.max_episode_steps, int) or config.max_episode_steps < 0:
         raise ValueError(
             "--max-episode-steps must be a whole number of actions >= 0 (0: no limit), "
@@ -1054,6 +1075,22 @@ def check_ent_coef_schedule(config: TrainConfig) -> None:
         raise ValueError(
             f"--ent-coef-anneal must be a fraction of training in (0, 1], got {anneal}"
         )
+
+
+def check_restarts(config: TrainConfig) -> None:
+    """`--restart-share` and its two settings (checked even when the share is 0)."""
+    share = config.restart_share
+    if not (isinstance(share, (int, float)) and math.isfinite(share) and 0 <= share <= 1):
+        raise ValueError(f"--restart-share must be a number in [0, 1], got {share!r}")
+    stage = config.restart_min_stage
+    if not isinstance(stage, int) or isinstance(stage, bool) or not 2 <= stage <= 8:
+        raise ValueError(
+            f"--restart-min-stage must be a whole stage in 2..8 (a state of stage 1 is a "
+            f"game's start), got {stage!r}"
+        )
+    size = config.restart_buffer
+    if not isinstance(size, int) or isinstance(size, bool) or size < 1:
+        raise ValueError(f"--restart-buffer must be a whole number >= 1, got {size!r}")
 
 
 def check_algorithm(config: TrainConfig) -> None:

@@ -18,8 +18,14 @@ _EPISODE_SUMS = (
     "weighted_return_sum",
     "final_stage_sum",
 )
-_SUMMED = ("train/num_episodes", "train/truncated_episodes", "stats/empty_mask_steps")
-_MAXED = ("stats/highest_stage",)
+_SUMMED = (
+    "train/num_episodes",
+    "train/truncated_episodes",
+    "stats/empty_mask_steps",
+    "restarts/games",
+    "restarts/finished_games",
+)
+_MAXED = ("stats/highest_stage", "restarts/remembered")
 PINNED = ("train/mean_reward", "train/mean_episode_return", "train/mean_episode_length")
 
 

@@ -61,6 +61,7 @@ SECTIONS: tuple[Section, ...] = (
         "Curriculum",
         replaced_whole_by_flags=("preset", "checkpoint"),
     ),
+    Section("restarts", "restarts from the agent's own late states (training.md §1.7)", "Restarts"),
     Section("logging", "logging", "Logging"),
     Section("checkpoints", "checkpoints and their evaluation", "Checkpoints"),
     Section("resume", "resume (training.md §4.4)", "Resume", in_presets=False),

@@ -38,7 +38,7 @@ from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
 from ..names import FIRST_PROGRAM_ACTION
-from . import curriculum_flags, distribution, levers, shaping
+from . import curriculum_flags, distribution, levers, restarts, shaping
 from .autoreset import make_auto_reset
 from .config import EXPERT_ITERATION, TrainConfig
 from .network import NUM_ACTIONS, OBS_SIZE, make_network
@@ -65,6 +65,8 @@ class RunnerState(NamedTuple):
     weighted_episode_return: Any
     # {shaper name: its per-env carry}, e.g. program_use_bonus: bool[E] "paid this episode"
     shaping_carry: Any = None
+    # With --restart-share: the ring of remembered late states (restarts.Restarts); else None
+    restarts: Any = None
 
 
 class Transition(NamedTuple):
@@ -92,6 +94,10 @@ class Transition(NamedTuple):
     # With --algorithm expert-iteration: the step's search (expert_iteration.SearchStep),
     # whose improved policy is the policy target; else None.
     search: Any = None
+    # With --restart-share: bool[E] an episode that began at a reset ended here (episode
+    # statistics count these only) and bool[E] the env's next game is a restart; else None.
+    counted: Any = None
+    restarted: Any = None
 
 
 class Acted(NamedTuple):
@@ -364,6 +370,10 @@ def _make_init(parts: _Parts):
         def per_env(x):
             return jax.device_put(x, parts.env_sharding)
 
+        ring = None
+        if config.restart_share > 0:
+            ring = restarts.init(env_state, config.restart_buffer)
+            ring = ring._replace(restarted=per_env(ring.restarted))
         return RunnerState(
             train_state=jax.device_put(train_state, parts.replicated),
             env_state=env_state,
@@ -375,6 +385,7 @@ def _make_init(parts: _Parts):
             if parts.shapers
             else None,
             shaping_carry=per_env(shaping.init_carries(parts.shapers, num_envs)),
+            restarts=ring,
         )
 
     return init
@@ -429,8 +440,19 @@ def _make_env_step(parts: _Parts, act):
             truncation_value = jnp.where(truncated, value_scale.to_value(last_obs_head), 0.0)
             done = done | truncated
         components = jnp.stack([info["reward_components"][n] for n in parts.reward_names], -1)
+        stepped_state = next_state
         # Auto-reset with its own keys; the carried obs is the post-reset one.
         next_state, next_obs = auto_reset(reset_key, done, next_state, next_obs, env_params)
+        ring, counted, restarted = runner.restarts, None, None
+        if ring is not None:  # --restart-share: remember a late state, restart some games
+            remember_key, restart_key = jax.random.split(jax.random.fold_in(reset_key, 1))
+            late = ~done & (stepped_state.stage >= config.restart_min_stage)
+            counted = done & ~ring.restarted
+            ring = restarts.remember(ring, remember_key, stepped_state, late)
+            ring, next_state, next_obs, restarted = restarts.restart(
+                ring, restart_key, done, next_state, next_obs, config.restart_share, env
+            )
+        ended = done if counted is None else counted  # the episodes the statistics count
 
         terms: dict[str, jax.Array] = {}
         trained, carries = reward, runner.shaping_carry
@@ -441,7 +463,7 @@ def _make_env_step(parts: _Parts, act):
                 parts.shapers, facts, runner.shaping_carry, parts.levers(inputs)
             )
             weighted_return = runner.weighted_episode_return + trained
-            completed_weighted = jnp.where(done, weighted_return, 0.0)
+            completed_weighted = jnp.where(ended, weighted_return, 0.0)
             weighted_return = sharded(jnp.where(done, 0.0, weighted_return))
         transition = Transition(
             obs=runner.obs,
@@ -451,8 +473,8 @@ def _make_env_step(parts: _Parts, act):
             log_prob=acted.log_prob,
             value=acted.value,
             mask=mask,
-            completed_return=jnp.where(done, episode_return, 0.0),
-            completed_length=jnp.where(done, episode_length, 0),
+            completed_return=jnp.where(ended, episode_return, 0.0),
+            completed_length=jnp.where(ended, episode_length, 0),
             empty_mask=acted.empty,
             components=components,
             stage=info["stage"],
@@ -462,6 +484,8 @@ def _make_env_step(parts: _Parts, act):
             truncated=truncated,
             truncation_value=truncation_value,
             search=acted.search,
+            counted=counted,
+            restarted=restarted,
         )
         new_runner = runner._replace(
             env_state=sharded(next_state),
@@ -471,6 +495,7 @@ def _make_env_step(parts: _Parts, act):
             weighted_episode_return=weighted_return,
             rng=rng,
             shaping_carry=sharded(carries),
+            restarts=ring,
         )
         return new_runner, transition
 
@@ -645,11 +670,12 @@ def _make_learn(parts: _Parts, loss_fn, loss_inputs):
 def rollout_metrics(traj: Transition, reward_names: Sequence[str]) -> dict[str, jax.Array]:
     """The per-update metrics read from a rollout's transitions (training.md §3)."""
     steps = traj.action.size
+    ended = traj.done if traj.counted is None else traj.counted  # restarts are not counted
     metrics = {
         "train/mean_reward": (traj.reward if traj.env_reward is None else traj.env_reward).mean(),
         "episode_return_sum": traj.completed_return.sum(),
         "episode_length_sum": traj.completed_length.sum().astype(jnp.float32),
-        "train/num_episodes": traj.done.sum().astype(jnp.float32),
+        "train/num_episodes": ended.sum().astype(jnp.float32),
         "actions/move_frac": jnp.sum(traj.action < 4) / steps,
         "actions/siphon_frac": jnp.sum(traj.action == 4) / steps,
         "actions/program_frac": jnp.sum(traj.action >= 5) / steps,
@@ -657,7 +683,7 @@ def rollout_metrics(traj: Transition, reward_names: Sequence[str]) -> dict[str, 
         "actions/siphon_valid_frac": jnp.sum(traj.mask[..., 4]) / steps,
         "actions/program_valid_frac": jnp.sum(jnp.any(traj.mask[..., 5:], axis=-1)) / steps,
         # Summed stage at episode end: divided by num_episodes into stats/mean_final_stage.
-        "final_stage_sum": jnp.sum(jnp.where(traj.done, traj.stage, 0)).astype(jnp.float32),
+        "final_stage_sum": jnp.sum(jnp.where(ended, traj.stage, 0)).astype(jnp.float32),
         "stats/highest_stage": traj.stage.max().astype(jnp.float32),
         "stats/empty_mask_steps": traj.empty_mask.sum().astype(jnp.float32),
     }
@@ -668,6 +694,9 @@ def rollout_metrics(traj: Transition, reward_names: Sequence[str]) -> dict[str, 
         metrics[f"train/{name}"] = term.mean()
     if traj.truncated is not None:
         metrics["train/truncated_episodes"] = traj.truncated.sum().astype(jnp.float32)
+    if traj.restarted is not None:
+        metrics["restarts/games"] = traj.restarted.sum().astype(jnp.float32)
+        metrics["restarts/finished_games"] = traj.done.sum().astype(jnp.float32)
     if traj.search is not None:
         from .expert_iteration import search_metrics
 
@@ -719,6 +748,11 @@ def _make_update(parts: _Parts, rollout, compute_gae, learn):
         )
         metrics = {k: v.mean() for k, v in losses.items()}
         metrics.update(rollout_metrics(traj, parts.reward_names))
+        if runner.restarts is not None:
+            size = config.restart_buffer
+            metrics["restarts/remembered"] = jnp.minimum(runner.restarts.remembered, size).astype(
+                jnp.float32
+            )
         return runner._replace(train_state=train_state, rng=rng), metrics
 
     return update
@@ -772,6 +806,7 @@ def place_runner_state(trainer: Trainer, runner: RunnerState) -> RunnerState:
             runner.weighted_episode_return, trainer.env_sharding
         ),
         shaping_carry=jax.device_put(runner.shaping_carry, trainer.env_sharding),
+        restarts=runner.restarts,
     )
 
 
