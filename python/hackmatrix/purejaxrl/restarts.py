@@ -49,21 +49,29 @@ def init(states: Any, size: int) -> Restarts:
     """An empty ring of `size` states shaped like one of `states` (a batch of E games)."""
     if size < 1:
         raise ValueError(f"the restart ring needs at least 1 state, got {size}")
-    first = jax.tree_util.tree_map(lambda x: x[0], states)
-    ring = jax.tree_util.tree_map(lambda x: jnp.broadcast_to(x, (size, *x.shape)), first)
     num_envs = jax.tree_util.tree_leaves(states)[0].shape[0]
     return Restarts(
-        states=jax.tree_util.tree_map(jnp.array, ring),
+        states=jax.tree_util.tree_map(lambda x: jnp.repeat(x[:1], size, axis=0), states),
         remembered=jnp.zeros((), jnp.int32),
         cursor=jnp.zeros((), jnp.int32),
         restarted=jnp.zeros(num_envs, bool),
     )
 
 
+def _size(restarts: Restarts) -> int:
+    """K, the states the ring has room for."""
+    return jax.tree_util.tree_leaves(restarts.states)[0].shape[0]
+
+
+def held(restarts: Restarts) -> jax.Array:
+    """i32: the states the ring holds now (the remembered ones, at most K)."""
+    return jnp.minimum(restarts.remembered, _size(restarts))
+
+
 def remember(restarts: Restarts, key: jax.Array, states: Any, eligible: jax.Array) -> Restarts:
     """Copy one of the `eligible` envs' states (uniformly chosen) into the ring; nothing when
     none is eligible."""
-    size = jax.tree_util.tree_leaves(restarts.states)[0].shape[0]
+    size = _size(restarts)
     scores = jnp.where(eligible, jax.random.uniform(key, eligible.shape), -1.0)
     chosen = jnp.argmax(scores)
     found = jnp.any(eligible)
@@ -93,12 +101,11 @@ def restart(
 
     Returns (restarts, states, obs, chosen): `chosen` bool[E] marks the restarted envs.
     """
-    size = jax.tree_util.tree_leaves(restarts.states)[0].shape[0]
     k_pick, k_slot, k_root = jax.random.split(key, 3)
     num_envs = done.shape[0]
-    held = jnp.minimum(restarts.remembered, size)
-    chosen = done & (jax.random.uniform(k_pick, (num_envs,)) < share) & (held > 0)
-    slots = jax.random.randint(k_slot, (num_envs,), 0, jnp.maximum(held, 1))
+    count = held(restarts)
+    chosen = done & (jax.random.uniform(k_pick, (num_envs,)) < share) & (count > 0)
+    slots = jax.random.randint(k_slot, (num_envs,), 0, jnp.maximum(count, 1))
 
     def fresh(args):
         root_key, slot = args

@@ -749,10 +749,7 @@ def _make_update(parts: _Parts, rollout, compute_gae, learn):
         metrics = {k: v.mean() for k, v in losses.items()}
         metrics.update(rollout_metrics(traj, parts.reward_names))
         if runner.restarts is not None:
-            size = config.restart_buffer
-            metrics["restarts/remembered"] = jnp.minimum(runner.restarts.remembered, size).astype(
-                jnp.float32
-            )
+            metrics["restarts/remembered"] = restarts.held(runner.restarts).astype(jnp.float32)
         return runner._replace(train_state=train_state, rng=rng), metrics
 
     return update
