@@ -8,6 +8,7 @@ import os
 import pytest
 
 from tests import conftest as tests_conftest
+from tests.xdist_crash_tolerance import pytest_xdist_make_scheduler  # noqa: F401 (a hook)
 
 swift_binary = tests_conftest.swift_binary  # the fixture, shared with tests/
 

@@ -5,6 +5,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.xdist_crash_tolerance import pytest_xdist_make_scheduler  # noqa: F401 (a hook)
+
 
 def _have_swift_toolchain() -> bool:
     return shutil.which("swift") is not None or Path("/opt/swift/usr/bin/swift").exists()

@@ -1,7 +1,7 @@
-"""The repository's conftest.py keeps a `--dist loadfile` run going after a worker dies.
+"""tests/xdist_crash_tolerance.py keeps a `--dist loadfile` run going after a worker dies.
 
 Each case writes a small suite with tests that kill their own worker (SIGSEGV, as a
-crashing extension would), copies the repository's conftest.py beside it and runs it
+crashing extension would), puts the scheduler in its conftest.py and runs it
 on xdist workers in a subprocess with a time limit: xdist 3.8 alone hangs on some of
 these. The run must end, report each crashed test failed once, and run every other test.
 """
@@ -17,7 +17,7 @@ import pytest
 
 pytest.importorskip("xdist")
 
-REPO_CONFTEST = Path(__file__).resolve().parents[1] / "conftest.py"
+SCHEDULER = Path(__file__).resolve().parent / "xdist_crash_tolerance.py"
 
 PASSING = "def test_{name}():\n    pass\n"
 CRASHING = "def test_{name}():\n    import os, signal\n    os.kill(os.getpid(), signal.SIGSEGV)\n"
@@ -29,7 +29,7 @@ def _file(*tests: tuple[str, bool]) -> str:
 
 
 def _run(tmp_path: Path, files: dict[str, str], workers: int) -> tuple[str, int, int]:
-    (tmp_path / "conftest.py").write_text(REPO_CONFTEST.read_text())
+    (tmp_path / "conftest.py").write_text(SCHEDULER.read_text())
     for name, text in files.items():
         (tmp_path / name).write_text(text)
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]

@@ -1,15 +1,17 @@
-"""Test-run plumbing for the whole repository (tests/ and parity/).
+"""A pytest-xdist scheduler that survives a crashed worker (tests/ and parity/ use it).
 
-test.sh runs the suite on pytest-xdist workers with `--dist loadfile`. In
-pytest-xdist 3.8 (the newest release), a worker that dies mid-file (a segfault,
-an out-of-memory kill) can leave the whole run waiting forever: the scheduler
-puts the dead worker's finished files back on the queue as empty work, and a
-replacement worker handed a single test never starts it (pytest-xdist issues
-1323, 1327 and 1378). CI then ends at its time limit with no summary and no name
-for the test that crashed. `CrashTolerantLoadFile` is xdist's own loadfile
-scheduling with those two paths mended: the crashed test is reported failed
-once (xdist's crash report names it), the rest of its file and every other file
-still run, and the run ends.
+tests/conftest.py and parity/conftest.py import the hook below, so every run
+over either folder gets it. test.sh runs the suite on pytest-xdist workers
+with `--dist loadfile`. In pytest-xdist 3.8 (the newest release), a worker
+that dies mid-file (a segfault, an out-of-memory kill) can leave the whole
+run waiting forever: the scheduler puts the dead worker's finished files
+back on the queue as empty work, and a replacement worker handed a single
+test never starts it (pytest-xdist issues 1323, 1327 and 1378). CI then ends
+at its time limit with no summary and no name for the test that crashed.
+`CrashTolerantLoadFile` is xdist's own loadfile scheduling with those two
+paths mended: the crashed test is reported failed once (xdist's crash report
+names it), the rest of its file and every other file still run, and the run
+ends.
 """
 
 from __future__ import annotations
