@@ -33,24 +33,16 @@ def searched_games():
         lambda s: (0.2 * rng.standard_normal(s.shape)).astype(np.float32), shapes
     )
     indices = jnp.arange(5, 5 + GAMES, dtype=jnp.int32)
-    # jaxlib 0.10.2 at times segfaults serializing this one program into the persistent
-    # compilation cache (two fresh-clone CI runs of 2026-11-30, in `executable.serialize()`):
-    # it compiles here without a cache entry, so nothing is written for it.
-    previous = jax.config.jax_persistent_cache_min_compile_time_secs
-    jax.config.update("jax_persistent_cache_min_compile_time_secs", 1e9)
-    try:
-        played = play(
-            SearchChooser(network=network, config=CONFIG, params=params),
-            GameKeys.of(jax.random.PRNGKey(1), indices),
-            jax.vmap(jax.random.PRNGKey)(indices),
-            jnp.int32(CAP),
-            jax_env.EnvParams(),
-            env=jax_env,
-            watcher=TRAJECTORY,
-            record_steps=CAP,
-        )
-    finally:
-        jax.config.update("jax_persistent_cache_min_compile_time_secs", previous)
+    played = play(
+        SearchChooser(network=network, config=CONFIG, params=params),
+        GameKeys.of(jax.random.PRNGKey(1), indices),
+        jax.vmap(jax.random.PRNGKey)(indices),
+        jnp.int32(CAP),
+        jax_env.EnvParams(),
+        env=jax_env,
+        watcher=TRAJECTORY,
+        record_steps=CAP,
+    )
     return jax.device_get(played)
 
 
