@@ -8,6 +8,7 @@ import os
 import pytest
 
 from tests import conftest as tests_conftest
+from tests.compiled_programs import free_compiled_programs_after_each_file  # noqa: F401 (autouse)
 from tests.xdist_crash_tolerance import pytest_xdist_make_scheduler  # noqa: F401 (a hook)
 
 swift_binary = tests_conftest.swift_binary  # the fixture, shared with tests/

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.compiled_programs import free_compiled_programs_after_each_file  # noqa: F401 (autouse)
 from tests.xdist_crash_tolerance import pytest_xdist_make_scheduler  # noqa: F401 (a hook)
 
 
