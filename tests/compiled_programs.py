@@ -12,11 +12,11 @@ crashes"): always late in the run, in whichever test compiled next, never in a t
 alone.
 
 `jax.clear_caches()` drops jax's references to the programs it compiled, and a garbage
-collection frees them with their mappings. A file's programs are only reused inside that
-file (its module fixtures hold what it shares), and programs shared between files come back
-from the persistent compilation cache that test.sh sets up, so clearing between files costs
-little. jax is cleared only if a test file already imported it: a Swift-only file stays
-free of jax.
+collection frees them with their mappings. Most programs serve one file only; one that a
+session fixture or two files share is read back from the persistent compilation cache
+test.sh sets up (or compiled again, if it compiled in under a second), so clearing between
+files costs little: the suite took the same time with it. jax is cleared only if a test
+file already imported it: a Swift-only file stays free of jax.
 """
 
 from __future__ import annotations
