@@ -2,14 +2,13 @@
 
 Why: on the CPU, XLA loads each kernel of a compiled program as its own small object, three
 memory mappings apiece (code, read-only data, data), and keeps them until the program is
-freed. One batched game step is about 780 kernels, some 2,300 mappings; the search's
-programs are bigger. jax keeps every program it compiled for as long as the process lives,
-so a pytest-xdist worker that runs dozens of test files gathers mappings file after file: a
-monitored run of the suite on two workers peaked at 53,855 in one worker. Linux refuses a
-process's mappings past `vm.max_map_count` (65,530 by default); XLA then aborts or crashes
-mid-compile. That was the worker crash in CI (specs/architecture.md, "When a test worker
-crashes"): always late in the run, in whichever test compiled next, never in a test file run
-alone.
+freed. One batched game step is about 780 kernels, some 2,300 mappings. jax keeps every
+program it compiled for as long as the process lives, so a pytest-xdist worker that runs
+dozens of test files gathers mappings file after file: a monitored run of the suite on two
+workers peaked at 53,855 in one worker. Linux refuses a process's mappings past
+`vm.max_map_count` (65,530 by default); XLA then aborts or crashes mid-compile. That was
+the worker crash in CI (specs/architecture.md, "When a test worker crashes"): always late
+in the run, in whichever test compiled next, and never when the search tests ran alone.
 
 `jax.clear_caches()` drops jax's references to the programs it compiled, and a garbage
 collection frees them with their mappings. Most programs serve one file only; one that a
