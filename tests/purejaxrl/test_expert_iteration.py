@@ -10,6 +10,7 @@ it per config). The learning step is checked on its own, without the search.
 import dataclasses
 import json
 import types
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -108,7 +109,12 @@ def test_bad_input_is_a_clear_error(tmp_path, capsys):
             "moves",
             "--search-advantage-actions needs --search-policy-target advantage",
         ),
+        "search_select": ("furthest", "--search-select furthest needs --search-share below 1"),
     }
+    config = cfg.TrainConfig(search_share=0.5, search_acting="network", search_select="last")
+    cfg.auto_scale_for_batch_size(config)
+    with pytest.raises(ValueError, match="--search-select must be first or furthest"):
+        cfg.validate(config)
     config = cfg.TrainConfig(search_policy_target="advantage", search_advantage_actions="siphon")
     cfg.auto_scale_for_batch_size(config)
     with pytest.raises(ValueError, match="--search-advantage-actions must be all or moves"):
@@ -335,6 +341,83 @@ def test_a_share_searches_the_first_envs_and_leaves_the_rest_unlabelled(monkeypa
     np.testing.assert_array_equal(step.policy_target[:searched], weights)
     np.testing.assert_array_equal(step.policy_target[searched:], 0.0)
     assert float(search_metrics(step)["search/value"]) == 2.0  # the searched rows' mean
+
+
+class _StagedState(NamedTuple):
+    """A stand-in env state: what `--search-select furthest` reads (the stage) and a tag
+    that says which env a row came from."""
+
+    stage: jax.Array
+    tag: jax.Array
+
+
+def test_furthest_envs_takes_the_highest_stages_and_draws_among_ties():
+    """`furthest_envs`: a game on a higher stage always comes before one on a lower stage;
+    among games on the same stage the key decides, each of them taken in some draws."""
+    from hackmatrix.purejaxrl.expert_iteration import furthest_envs
+
+    stage = jnp.asarray([1, 5, 2, 5, 7, 1, 5, 3], jnp.int32)
+    taken = np.zeros(8, int)
+    for seed in range(40):
+        rows = np.asarray(furthest_envs(jax.random.PRNGKey(seed), stage, 2))
+        assert rows[0] == 4  # the only game on stage 7
+        assert rows[1] in (1, 3, 6)  # one of the three on stage 5
+        taken[rows] += 1
+    assert taken[4] == 40 and all(taken[[1, 3, 6]] > 0) and taken[[0, 2, 5, 7]].sum() == 0
+
+
+def test_a_share_selected_by_stage_searches_the_furthest_games_in_their_own_rows(monkeypatch):
+    """`--search-share 0.5 --search-select furthest` over 6 envs: the search gets the 3
+    games on the highest stages (their keys and states), each searched row's outputs go back
+    to that env's row, and the others keep all-zero targets with `searched` false."""
+    from hackmatrix.purejaxrl.expert_iteration import furthest_envs, make_act
+    from hackmatrix.purejaxrl.value_target import make_value_scale
+    from hackmatrix.search import search as search_module
+
+    games, searched = 6, 3
+    network = make_network(8, 1)
+    parts = types.SimpleNamespace(network=network, value_scale=make_value_scale("raw"))
+    rng = np.random.default_rng(3)
+    obs = jnp.asarray((rng.random((games, OBS_SIZE)) < 0.05).astype(np.float32))
+    mask = jnp.ones((games, NUM_ACTIONS), bool)
+    state = _StagedState(stage=jnp.asarray([1, 5, 2, 6, 7, 1]), tag=jnp.arange(games))
+    runner = types.SimpleNamespace(obs=obs, env_state=state, shaping_carry=None)
+    params = network.init(jax.random.PRNGKey(4), obs[:1])
+    calls = []
+
+    def stand_in(params, keys, env_state, **_options):
+        calls.append((keys, env_state))
+        # each searched row's target says which env it searched: all weight on action `tag`
+        weights = jax.nn.one_hot(env_state.tag, NUM_ACTIONS)
+        return types.SimpleNamespace(
+            action=jnp.zeros(searched, jnp.int32), weights=weights, value=env_state.tag * 1.0
+        )
+
+    monkeypatch.setattr(search_module, "search", stand_in)
+    config = cfg.TrainConfig(
+        hidden_dim=8,
+        num_layers=1,
+        num_envs=games,
+        algorithm="expert-iteration",
+        search_acting="network",
+        search_share=0.5,
+        search_select="furthest",
+    )
+    key = jax.random.PRNGKey(5)
+    out = make_act(parts, config, jax_env)(params, runner, mask, key, None)
+    key, _sample_key = jax.random.split(key)
+    search_key, select_key = jax.random.split(key)
+    rows = np.asarray(furthest_envs(select_key, state.stage, searched))
+    assert sorted(rows) == [1, 3, 4]  # stages 7, 6 and 5
+    keys, states = calls[0]
+    np.testing.assert_array_equal(states.tag, rows)
+    np.testing.assert_array_equal(keys, jax.random.split(search_key, games)[rows])
+    step = out.search
+    np.testing.assert_array_equal(step.searched, [False, True, False, True, True, False])
+    np.testing.assert_array_equal(step.value, [0, 1, 0, 3, 4, 0])
+    for env in range(games):
+        expected = jax.nn.one_hot(env, NUM_ACTIONS) if env in rows else jnp.zeros(NUM_ACTIONS)
+        np.testing.assert_array_equal(step.policy_target[env], expected)
 
 
 def test_the_ppo_term_is_ppos_own_surrogate_beside_the_searched_rows_cross_entropy():

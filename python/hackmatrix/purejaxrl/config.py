@@ -50,6 +50,8 @@ SEARCH_TREE_REWARDS = ("trained", "env", "trained-unweighted")
 SEARCH_POLICY_TARGETS = ("improved", "argmax", "advantage")
 # `--search-advantage-actions`: which actions the advantage target moves (training.md §2.10).
 SEARCH_ADVANTAGE_ACTIONS = ("all", "moves")
+# `--search-select`: which envs a partial search (`--search-share` below 1) labels each step.
+SEARCH_SELECTS = ("first", "furthest")
 # `--search-acting`: whose move the env plays in expert iteration (training.md §2.10).
 SEARCH_ACTINGS = ("search", "network")
 
@@ -267,6 +269,16 @@ class TrainConfig:
         "(--search-acting network) and the unsearched envs learn from --search-ppo-coef's "
         "term alone",
         label="searched share of envs",
+    )
+    search_select: str = option(
+        "first",
+        section="algorithm",
+        choices=SEARCH_SELECTS,
+        help="expert iteration, with --search-share below 1: which envs the search labels "
+        "each step; first: the first ceil(F x envs), the same games every step; furthest: "
+        "the ceil(F x envs) games on the highest stages at that step (ties drawn at random "
+        "from the step's key), so the search's signal goes where the agent loses its games",
+        label="searched envs",
     )
     search_ppo_coef: float = option(
         0.0,
@@ -1120,6 +1132,7 @@ def check_algorithm(config: TrainConfig) -> None:
         "search_policy_target",
         "search_acting",
         "search_advantage_actions",
+        "search_select",
     ):
         _check_one_of(config, name)
     if config.search_advantage_actions != "all" and config.search_policy_target != "advantage":
@@ -1131,6 +1144,11 @@ def check_algorithm(config: TrainConfig) -> None:
     share = config.search_share
     if not (math.isfinite(share) and 0 < share <= 1):
         raise ValueError(f"--search-share must be a number in (0, 1], got {share}")
+    if config.search_select != "first" and share == 1:
+        raise ValueError(
+            f"--search-select {config.search_select} needs --search-share below 1 (with "
+            "every env searched there is nothing to select)"
+        )
     ppo_coef = config.search_ppo_coef
     if not (math.isfinite(ppo_coef) and ppo_coef >= 0):
         raise ValueError(f"--search-ppo-coef must be a finite number >= 0, got {ppo_coef}")

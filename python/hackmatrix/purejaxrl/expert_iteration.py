@@ -19,10 +19,12 @@ the rest: rollout, reward shaping, auto-reset, curriculum, GAE, minibatches, chu
 
 With the network acting, two options make it PPO that also distils the search:
 `--search-ppo-coef W` adds PPO's clipped surrogate on the network's own moves, and
-`--search-share F` searches only the first ceil(F x envs) games of each step (the search's
-cost falls with it; the cross-entropy is averaged over the searched rows). `--search-min-q-gap
-G` keeps a label only where the search is confident: its move's Q beats the network's greedy
-move's by at least G (the other rows count in the average with no cross-entropy).
+`--search-share F` searches only ceil(F x envs) games of each step (the search's cost falls
+with it; the cross-entropy is averaged over the searched rows): the first ones, or with
+`--search-select furthest` those on the highest stages at that step (`furthest_envs`).
+`--search-min-q-gap G` keeps a label only where the search is confident: its move's Q beats
+the network's greedy move's by at least G (the other rows count in the average with no
+cross-entropy).
 `--search-policy-target advantage` gives no label: the search's `Q(a) - V` of every action
 are advantages in PPO's clipped surrogate summed over the legal actions (`all_action_surrogate`);
 with `--search-advantage-actions moves` over the legal moves only (`moving_only`).
@@ -84,8 +86,17 @@ class LossInputs(NamedTuple):
 
 
 def searched_envs(config: TrainConfig) -> int:
-    """How many envs (the first ones) the search labels each step: ceil(share x envs)."""
+    """How many envs the search labels each step: ceil(share x envs)."""
     return max(1, math.ceil(config.search_share * config.num_envs - 1e-9))
+
+
+def furthest_envs(key: jax.Array, stage: jax.Array, count: int) -> jax.Array:
+    """`--search-select furthest`: the indices of the `count` games on the highest stages
+    (`stage` i32[E]), ties within a stage broken uniformly at random by `key` (a uniform
+    draw in [0, 1) added to the stage never reorders two stages)."""
+    noise = jax.random.uniform(key, stage.shape)
+    _, rows = jax.lax.top_k(stage.astype(jnp.float32) + noise, count)
+    return rows
 
 
 def make_loss_inputs(config: TrainConfig):
@@ -256,19 +267,28 @@ def make_act(parts: Any, config: TrainConfig, env: ModuleType):
 
     network, value_scale = parts.network, parts.value_scale
     searching = search_config(config)
-    labelled = searched_envs(config)  # the first `labelled` envs are searched
+    labelled = searched_envs(config)  # how many envs are searched each step
     partial_search = labelled < config.num_envs
+    by_stage = config.search_select == "furthest"  # else the first `labelled` envs
     gated = config.search_min_q_gap > 0
     by_advantage = config.search_policy_target == "advantage"
-
-    def first(tree):  # the searched envs' rows (the whole batch unless a share is set)
-        return jax.tree_util.tree_map(lambda x: x[:labelled], tree) if partial_search else tree
 
     def act(params, runner, mask, key, levers) -> Acted:
         logits, head = network.apply(params, runner.obs)
         network_acts = config.search_acting == "network"
         # The key is split only when the network acts: `search` acting stays as it was.
         key, sample_key = jax.random.split(key) if network_acts else (key, key)
+        # ... and split again only to select by stage: `first` stays as it was.
+        key, select_key = jax.random.split(key) if by_stage else (key, key)
+        rows = furthest_envs(select_key, runner.env_state.stage, labelled) if by_stage else None
+
+        def first(tree):  # the searched envs' rows (the whole batch unless a share is set)
+            if not partial_search:
+                return tree
+            if by_stage:
+                return jax.tree_util.tree_map(lambda x: x[rows], tree)
+            return jax.tree_util.tree_map(lambda x: x[:labelled], tree)
+
         keys = jax.random.split(key, runner.obs.shape[0])  # one search key per game
         tree = searching.tree_reward is not None
         out = search(
@@ -302,17 +322,19 @@ def make_act(parts: Any, config: TrainConfig, env: ModuleType):
             log_policy=searched_log_p if by_advantage else None,
         )
         if partial_search:  # the unsearched rows: zeros (an all-zero target learns nothing)
-            rows = config.num_envs - labelled
+            unsearched = config.num_envs - labelled
 
             def pad(x):
-                return jnp.concatenate([x, jnp.zeros((rows, *x.shape[1:]), x.dtype)])
+                if by_stage:  # each searched row back in its env's place
+                    return jnp.zeros((config.num_envs, *x.shape[1:]), x.dtype).at[rows].set(x)
+                return jnp.concatenate([x, jnp.zeros((unsearched, *x.shape[1:]), x.dtype)])
 
             step = SearchStep(
                 policy_target=pad(step.policy_target),
                 value=pad(step.value),
                 agrees=pad(step.agrees),
                 kl=pad(step.kl),
-                searched=jnp.arange(config.num_envs) < labelled,
+                searched=pad(jnp.ones((labelled,), bool)),
                 confident=pad(step.confident) if gated else None,
                 advantage=pad(step.advantage) if by_advantage else None,
                 log_policy=pad(step.log_policy) if by_advantage else None,
