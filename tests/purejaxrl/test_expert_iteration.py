@@ -291,6 +291,19 @@ def test_network_acting_plays_the_networks_sample_and_keeps_the_searchs_targets(
         np.testing.assert_array_equal(out.search.policy_target, weights)
 
 
+def _half_searched(games: int, **options) -> cfg.TrainConfig:
+    """A tiny network acting over `games` envs, half of them searched each step."""
+    return cfg.TrainConfig(
+        hidden_dim=8,
+        num_layers=1,
+        num_envs=games,
+        algorithm="expert-iteration",
+        search_acting="network",
+        search_share=0.5,
+        **options,
+    )
+
+
 def test_a_share_searches_the_first_envs_and_leaves_the_rest_unlabelled(monkeypatch):
     """`--search-share 0.5` over 6 envs: the search gets the first 3 games (their keys,
     states and shaper carries), the other rows keep all-zero targets and `searched` false,
@@ -320,14 +333,7 @@ def test_a_share_searches_the_first_envs_and_leaves_the_rest_unlabelled(monkeypa
         )
 
     monkeypatch.setattr(search_module, "search", stand_in)
-    config = cfg.TrainConfig(
-        hidden_dim=8,
-        num_layers=1,
-        num_envs=games,
-        algorithm="expert-iteration",
-        search_acting="network",
-        search_share=0.5,
-    )
+    config = _half_searched(games)
     key = jax.random.PRNGKey(5)
     out = make_act(parts, config, jax_env)(params, runner, mask, key, None)
     search_key, sample_key = jax.random.split(key)
@@ -394,15 +400,7 @@ def test_a_share_selected_by_stage_searches_the_furthest_games_in_their_own_rows
         )
 
     monkeypatch.setattr(search_module, "search", stand_in)
-    config = cfg.TrainConfig(
-        hidden_dim=8,
-        num_layers=1,
-        num_envs=games,
-        algorithm="expert-iteration",
-        search_acting="network",
-        search_share=0.5,
-        search_select="furthest",
-    )
+    config = _half_searched(games, search_select="furthest")
     key = jax.random.PRNGKey(5)
     out = make_act(parts, config, jax_env)(params, runner, mask, key, None)
     key, _sample_key = jax.random.split(key)
