@@ -92,8 +92,10 @@ def searched_envs(config: TrainConfig) -> int:
 
 def furthest_envs(key: jax.Array, stage: jax.Array, count: int) -> jax.Array:
     """`--search-select furthest`: the indices of the `count` games on the highest stages
-    (`stage` i32[E]), ties within a stage broken uniformly at random by `key` (a uniform
-    draw in [0, 1) added to the stage never reorders two stages)."""
+    (`stage` i32[E]), ties within a stage broken uniformly at random by `key`: a uniform
+    draw in [0, 1) is added to the stage. In float32 a draw within ~1e-7 of 1 rounds up to
+    the next stage's value and may then tie a game there: a chance far too small to matter
+    for choosing which games to search, and the form §60's runs used."""
     noise = jax.random.uniform(key, stage.shape)
     _, rows = jax.lax.top_k(stage.astype(jnp.float32) + noise, count)
     return rows
