@@ -284,7 +284,7 @@ def make_act(parts: Any, config: TrainConfig, env: ModuleType):
         key, select_key = jax.random.split(key) if by_stage else (key, key)
         rows = furthest_envs(select_key, runner.env_state.stage, labelled) if by_stage else None
 
-        def first(tree):  # the searched envs' rows (the whole batch unless a share is set)
+        def of_searched(tree):  # the searched envs' rows (the whole batch unless a share is set)
             if not partial_search:
                 return tree
             if by_stage:
@@ -295,20 +295,20 @@ def make_act(parts: Any, config: TrainConfig, env: ModuleType):
         tree = searching.tree_reward is not None
         out = search(
             params,
-            first(keys),
-            first(runner.env_state),
+            of_searched(keys),
+            of_searched(runner.env_state),
             network=network,
             config=searching,
             levers=levers if tree else None,
-            carries=first(runner.shaping_carry) if tree else None,
+            carries=of_searched(runner.shaping_carry) if tree else None,
         )
         log_p = _masked_log_policy(logits, mask)
         action = out.action
         if network_acts:  # DAgger: the search labels the states the network reaches
             action, _ = distribution.sample(sample_key, logits, mask)
-        searched_mask, searched_log_p = first(mask), first(log_p)
+        searched_mask, searched_log_p = of_searched(mask), of_searched(log_p)
         best = searched_move(out.weights, searched_mask)
-        greedy = distribution.greedy(first(logits), searched_mask)
+        greedy = distribution.greedy(of_searched(logits), searched_mask)
         target = policy_target(out.weights, searched_mask, config.search_policy_target)
         step = SearchStep(
             policy_target=target,
