@@ -80,8 +80,9 @@ UPDATES = 4
 # processor and the optimization level the compile ran at. XLA tunes its CPU code to the host
 # processor and its LLVM optimizations change the rounding, so each kind of processor and
 # each level (test.sh's default JAX_DISABLE_MOST_OPTIMIZATIONS=1, a user's training 0) has
-# its own hashes. Both processors give the same hashes for every recipe but the grid
-# network's (`train_sh_default`): its convolutions round differently on the two.
+# its own hashes. The two AVX-512 processors give the same hashes for every recipe but the
+# grid network's (`train_sh_default`): its convolutions round differently on the two. The
+# processor without AVX-512 gives other hashes for every recipe.
 EXPECTED = {
     # the development machine's 2-core Intel Xeon (AVX-512 with bf16, no AMX)
     "GenuineIntel/avx512": {
@@ -115,6 +116,24 @@ EXPECTED = {
             "curriculum": "56f25caddfda8d033ba784a71d3eaa289068d896deb80448fce9592f242a6fc2",
             "other_levers": "b7a555edda0a5b66b6e76edf530c855020465dd6cf99acd714f4f5a135b96173",
             "train_sh_default": "19ce4f71494e8ed0b2133160db704bff8c529041ddb01947fa0fafb9192868bc",
+        },
+    },
+    # a 2-core AMD EPYC without AVX-512: dcd3f9c run on it (2026-12-01); every recipe
+    # rounds differently from the AVX-512 processors here, the MLP ones too
+    "AuthenticAMD/no-avx512": {
+        "1": {
+            "annealed": "b53544b6c78076e34898176e30fbca4c1905b90f214506cf99e1658a6e97fbb4",
+            "canonical_mlp": "21b7a7a16be2b24798c20c14fc7c530c67cde3c46d49fccfa178576827997462",
+            "curriculum": "6783bd2ea559d437e0b22a078c35de406ea62821625d6f373e13fa487ec3f257",
+            "other_levers": "6dda4fa24c4967a5eafac65a4f8d6415500f2319dd40c187d6e0dc8c2abc0858",
+            "train_sh_default": "d57b71d61f49d7926a233234771f82beb024d17800fcd53cb07744ce57fd0c3c",
+        },
+        "0": {
+            "annealed": "6584b153fe602ab0ad204a305f8c43296a7f85f2a6d85bc33a88a790da577f6f",
+            "canonical_mlp": "fc343f0313024ec969f5acd15630db906e18cce2edac92b9c9ab4d6035025743",
+            "curriculum": "aa1713a554d10975964d79217e1358b25a1f03ace9ff602294d5beb3edf1cff0",
+            "other_levers": "62771872932ef69acac026e8f71477b037dab8cbad1e83dfb9f7eab2cf175767",
+            "train_sh_default": "82b018cd4c0fd122fc622326656be5dd21e8daab3d16099c26ab3cdaed246a58",
         },
     },
 }
@@ -185,8 +204,14 @@ def run_fingerprint(tmp_path, name: str) -> str:
 def recorded_hashes() -> dict[str, str]:
     """The hashes recorded for this machine's kind and optimization level; skips elsewhere
     (another processor or XLA version may round differently: the results are pinned where
-    they were recorded, which is where CI runs; to pin a new kind, run these recipes with
-    commit dcd3f9c's trainer on it and add its hashes above)."""
+    they were recorded, which is where CI runs).
+
+    To pin a new kind, run these recipes with commit dcd3f9c's trainer on it, at both
+    levels, and add its hashes above. dcd3f9c's CLI predates today's flags (--preset), so
+    use the test as first written against it: `git worktree add /tmp/old dcd3f9c`, copy
+    commit c919b56's tests/conftest.py, tests/purejaxrl/conftest.py and this file into
+    the worktree, and call its `run_fingerprint` with /tmp/old/python, /tmp/old,
+    /tmp/old/tests/purejaxrl and /tmp/old/tests first on sys.path."""
     import jax
 
     here = (jax.default_backend(), platform.machine(), jax.__version__)
