@@ -113,7 +113,7 @@ def test_bad_input_is_a_clear_error(tmp_path, capsys):
     }
     config = cfg.TrainConfig(search_share=0.5, search_acting="network", search_select="last")
     cfg.auto_scale_for_batch_size(config)
-    with pytest.raises(ValueError, match="--search-select must be first or furthest"):
+    with pytest.raises(ValueError, match="--search-select must be one of first, furthest, split"):
         cfg.validate(config)
     config = cfg.TrainConfig(search_policy_target="advantage", search_advantage_actions="siphon")
     cfg.auto_scale_for_batch_size(config)
@@ -372,11 +372,35 @@ def test_furthest_envs_takes_the_highest_stages_and_draws_among_ties():
     assert taken[4] == 40 and all(taken[[1, 3, 6]] > 0) and taken[[0, 2, 5, 7]].sum() == 0
 
 
-def test_a_share_selected_by_stage_searches_the_furthest_games_in_their_own_rows(monkeypatch):
+def test_split_envs_takes_half_the_furthest_and_draws_the_rest_from_the_others():
+    """`split_envs`: the first ceil(count / 2) rows are `furthest_envs` of the key's first
+    half; the rest are other games, each of them drawn in some draws, never twice."""
+    from hackmatrix.purejaxrl.expert_iteration import furthest_envs, split_envs
+
+    stage = jnp.asarray([1, 5, 2, 5, 7, 1, 5, 3], jnp.int32)
+    drawn = np.zeros(8, int)
+    for seed in range(60):
+        key = jax.random.PRNGKey(seed)
+        rows = np.asarray(split_envs(key, stage, 5))
+        top = np.asarray(furthest_envs(jax.random.split(key)[0], stage, 3))
+        np.testing.assert_array_equal(rows[:3], top)
+        assert rows[0] == 4 and set(rows[1:3]) <= {1, 3, 6}  # stage 7, then two of stage 5
+        assert len(set(rows)) == 5
+        drawn[rows[3:]] += 1
+    others = [0, 2, 5, 7]  # never among the furthest three; each drawn ~60 x 2 / 5 times
+    assert all(drawn[others] > 5)
+    assert len(np.asarray(split_envs(jax.random.PRNGKey(0), stage, 1))) == 1
+
+
+@pytest.mark.parametrize("select", ["furthest", "split"])
+def test_a_share_selected_by_stage_searches_the_selected_games_in_their_own_rows(
+    monkeypatch, select
+):
     """`--search-share 0.5 --search-select furthest` over 6 envs: the search gets the 3
     games on the highest stages (their keys and states), each searched row's outputs go back
-    to that env's row, and the others keep all-zero targets with `searched` false."""
-    from hackmatrix.purejaxrl.expert_iteration import furthest_envs, make_act
+    to that env's row, and the others keep all-zero targets with `searched` false. With
+    `split` the search gets the 2 furthest games and one drawn from the others."""
+    from hackmatrix.purejaxrl.expert_iteration import furthest_envs, make_act, split_envs
     from hackmatrix.purejaxrl.value_target import make_value_scale
     from hackmatrix.search import search as search_module
 
@@ -400,13 +424,17 @@ def test_a_share_selected_by_stage_searches_the_furthest_games_in_their_own_rows
         )
 
     monkeypatch.setattr(search_module, "search", stand_in)
-    config = _half_searched(games, search_select="furthest")
+    config = _half_searched(games, search_select=select)
     key = jax.random.PRNGKey(5)
     out = make_act(parts, config, jax_env)(params, runner, mask, key, None)
     key, _sample_key = jax.random.split(key)
     search_key, select_key = jax.random.split(key)
-    rows = np.asarray(furthest_envs(select_key, state.stage, searched))
-    assert sorted(rows) == [1, 3, 4]  # stages 7, 6 and 5
+    selector = furthest_envs if select == "furthest" else split_envs
+    rows = np.asarray(selector(select_key, state.stage, searched))
+    if select == "furthest":
+        assert sorted(rows) == [1, 3, 4]  # stages 7, 6 and 5
+    else:
+        assert sorted(rows[:2]) == [3, 4] and rows[2] in (0, 1, 2, 5)  # stages 7 and 6
     keys, states = calls[0]
     np.testing.assert_array_equal(states.tag, rows)
     np.testing.assert_array_equal(keys, jax.random.split(search_key, games)[rows])

@@ -51,7 +51,7 @@ SEARCH_POLICY_TARGETS = ("improved", "argmax", "advantage")
 # `--search-advantage-actions`: which actions the advantage target moves (training.md §2.10).
 SEARCH_ADVANTAGE_ACTIONS = ("all", "moves")
 # `--search-select`: which envs a partial search (`--search-share` below 1) labels each step.
-SEARCH_SELECTS = ("first", "furthest")
+SEARCH_SELECTS = ("first", "furthest", "split")
 # `--search-acting`: whose move the env plays in expert iteration (training.md §2.10).
 SEARCH_ACTINGS = ("search", "network")
 
@@ -277,7 +277,8 @@ class TrainConfig:
         help="expert iteration, with --search-share below 1: which envs the search labels "
         "each step; first: the first ceil(F x envs), the same games every step; furthest: "
         "the ceil(F x envs) games on the highest stages at that step (ties drawn at random "
-        "from the step's key), so the search's signal goes where the agent loses its games",
+        "from the step's key), so the search's signal goes where the agent loses its games; "
+        "split: half of them (rounded up) so, the rest drawn uniformly from the other games",
         label="searched envs",
     )
     search_ppo_coef: float = option(

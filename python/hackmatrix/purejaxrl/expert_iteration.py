@@ -21,7 +21,8 @@ With the network acting, two options make it PPO that also distils the search:
 `--search-ppo-coef W` adds PPO's clipped surrogate on the network's own moves, and
 `--search-share F` searches only ceil(F x envs) games of each step (the search's cost falls
 with it; the cross-entropy is averaged over the searched rows): the first ones, or with
-`--search-select furthest` those on the highest stages at that step (`furthest_envs`).
+`--search-select furthest` those on the highest stages at that step (`furthest_envs`), or
+with `split` half of them so and half drawn from the rest (`split_envs`).
 `--search-min-q-gap G` keeps a label only where the search is confident: its move's Q beats
 the network's greedy move's by at least G (the other rows count in the average with no
 cross-entropy).
@@ -99,6 +100,26 @@ def furthest_envs(key: jax.Array, stage: jax.Array, count: int) -> jax.Array:
     noise = jax.random.uniform(key, stage.shape)
     _, rows = jax.lax.top_k(stage.astype(jnp.float32) + noise, count)
     return rows
+
+
+def split_envs(key: jax.Array, stage: jax.Array, count: int) -> jax.Array:
+    """`--search-select split`: ceil(count / 2) games on the highest stages (`furthest_envs`,
+    from the first half of `key`), then the rest drawn uniformly, without replacement, from
+    the other games (from the second half). Half the searches still reach the late stages;
+    the other half keep every stage's games in the search's sample (§61: left to PPO alone,
+    the early stages drifted)."""
+    stage_key, draw_key = jax.random.split(key)
+    furthest = (count + 1) // 2
+    top = furthest_envs(stage_key, stage, furthest)
+    if furthest == count:  # one searched game: nothing left to draw
+        return top
+    draw = jax.random.uniform(draw_key, stage.shape).at[top].set(-1.0)  # never drawn twice
+    _, rest = jax.lax.top_k(draw, count - furthest)
+    return jnp.concatenate([top, rest])
+
+
+# How `--search-select` picks the searched rows from the stages (`first` needs no picking).
+_SELECTORS = {"furthest": furthest_envs, "split": split_envs}
 
 
 def make_loss_inputs(config: TrainConfig):
@@ -271,7 +292,8 @@ def make_act(parts: Any, config: TrainConfig, env: ModuleType):
     searching = search_config(config)
     labelled = searched_envs(config)  # how many envs are searched each step
     partial_search = labelled < config.num_envs
-    by_stage = config.search_select == "furthest"  # else the first `labelled` envs
+    selector = _SELECTORS.get(config.search_select)  # None: the first `labelled` envs
+    by_stage = selector is not None
     gated = config.search_min_q_gap > 0
     by_advantage = config.search_policy_target == "advantage"
 
@@ -282,7 +304,8 @@ def make_act(parts: Any, config: TrainConfig, env: ModuleType):
         key, sample_key = jax.random.split(key) if network_acts else (key, key)
         # ... and split again only to select by stage: `first` stays as it was.
         key, select_key = jax.random.split(key) if by_stage else (key, key)
-        rows = furthest_envs(select_key, runner.env_state.stage, labelled) if by_stage else None
+        stage = runner.env_state.stage
+        rows = selector(select_key, stage, labelled) if selector is not None else None
 
         def of_searched(tree):  # the searched envs' rows (the whole batch unless a share is set)
             if not partial_search:
