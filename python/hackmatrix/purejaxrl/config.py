@@ -278,7 +278,8 @@ class TrainConfig:
         "each step; first: the first ceil(F x envs), the same games every step; furthest: "
         "the ceil(F x envs) games on the highest stages at that step (ties drawn at random "
         "from the step's key), so the search's signal goes where the agent loses its games; "
-        "split: half of them (rounded up) so, the rest drawn uniformly from the other games",
+        "split: the furthest half of that count (rounded up), the rest drawn uniformly from "
+        "the other games",
         label="searched envs",
     )
     search_ppo_coef: float = option(

@@ -22,7 +22,7 @@ With the network acting, two options make it PPO that also distils the search:
 `--search-share F` searches only ceil(F x envs) games of each step (the search's cost falls
 with it; the cross-entropy is averaged over the searched rows): the first ones, or with
 `--search-select furthest` those on the highest stages at that step (`furthest_envs`), or
-with `split` half of them so and half drawn from the rest (`split_envs`).
+with `split` the furthest half of them and the rest drawn from the others (`split_envs`).
 `--search-min-q-gap G` keeps a label only where the search is confident: its move's Q beats
 the network's greedy move's by at least G (the other rows count in the average with no
 cross-entropy).
