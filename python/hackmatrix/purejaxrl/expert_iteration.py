@@ -304,8 +304,9 @@ def make_act(parts: Any, config: TrainConfig, env: ModuleType):
         key, sample_key = jax.random.split(key) if network_acts else (key, key)
         # ... and split again only to select by stage: `first` stays as it was.
         key, select_key = jax.random.split(key) if by_stage else (key, key)
-        stage = runner.env_state.stage
-        rows = selector(select_key, stage, labelled) if selector is not None else None
+        rows = None  # `first`: the first `labelled` rows, read without picking
+        if selector is not None:
+            rows = selector(select_key, runner.env_state.stage, labelled)
 
         def of_searched(tree):  # the searched envs' rows (the whole batch unless a share is set)
             if not partial_search:
