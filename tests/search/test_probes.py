@@ -75,3 +75,43 @@ def test_q_gaps_takes_a_horizon_and_checks_it(capsys):
     assert "--horizon must be at least 1" in capsys.readouterr().err
     with pytest.raises(SystemExit):  # the siphon tally has no horizon
         search_probes.parse_label_args(["--horizon", "5"])
+
+
+def test_search_reach_is_the_largest_sigma_q_separation():
+    assert search_probes.search_reach(16, 0.1) == pytest.approx(6.6)
+    assert search_probes.search_reach(64, 0.03) == pytest.approx(3.42)
+
+
+def test_prior_shape_reads_only_the_legal_actions_of_states_with_a_choice():
+    from hackmatrix.jax_env.constants import NUM_ACTIONS, SIPHON_ACTION
+
+    logits = np.zeros((3, NUM_ACTIONS))
+    mask = np.zeros((3, NUM_ACTIONS), bool)
+    # Row 0: two legal actions with equal logits (an illegal one far higher is ignored).
+    mask[0, [0, 1]] = True
+    logits[0, 2] = 100.0
+    # Row 1: SIPHON legal beside a move, 8 logits behind it.
+    mask[1, [0, SIPHON_ACTION]] = True
+    logits[1, 0] = 8.0
+    # Row 2: a single legal action: no choice, not counted.
+    mask[2, 3] = True
+    shape = search_probes.prior_shape(logits, mask, mask[:, SIPHON_ACTION], reach=6.6)
+    assert shape["states"] == 2
+    p_siphon = 1 / (1 + np.exp(8.0))
+    assert shape["entropy"] == pytest.approx(
+        (np.log(2) - p_siphon * np.log(p_siphon) - (1 - p_siphon) * np.log(1 - p_siphon)) / 2
+    )
+    assert shape["top_probability"] == pytest.approx((0.5 + 1 - p_siphon) / 2)
+    assert shape["logit_gap_median"] == pytest.approx(4.0)
+    assert shape["beyond_reach"] == pytest.approx(0.5)
+    assert shape["siphon_states"] == 1
+    assert shape["siphon_probability"] == pytest.approx(p_siphon)
+
+
+def test_prior_shape_flags_are_checked(capsys):
+    with pytest.raises(SystemExit):
+        search_probes.parse_shape_args([])
+    with pytest.raises(SystemExit):
+        search_probes.parse_shape_args(["p.npz", "--c-scale", "0"])
+    assert "--c-scale must be > 0" in capsys.readouterr().err
+    assert search_probes.parse_shape_args(["a.npz", "b.npz"]).policies == ["a.npz", "b.npz"]

@@ -32,6 +32,7 @@ from hackmatrix.purejaxrl.config import SEARCH_TREE_REWARDS
 UNFAIR = "unfair-root"
 LABELS = "siphon-labels"
 GAPS = "q-gaps"
+SHAPE = "prior-shape"
 GAP_THRESHOLDS = (0.0, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0)
 BRANCH_BATCH = 256  # states per compiled branch rollout
 
@@ -78,6 +79,122 @@ def parse_label_args(argv: Sequence[str], probe: str = LABELS) -> argparse.Names
         if getattr(args, name) < 1:
             parser.error(f"--{name} must be at least 1, got {getattr(args, name)}")
     return args
+
+
+def parse_shape_args(argv: Sequence[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog=f"search_probes.py {SHAPE}", description=__doc__)
+    parser.add_argument("policies", nargs="+", help="runs' checkpoints, .npz or 'pretrained'")
+    parser.add_argument("--games", type=int, default=64, help="games 0..G-1 (default 64)")
+    parser.add_argument("--steps", type=int, default=300, help="moves per game at most (300)")
+    parser.add_argument("--simulations", type=int, default=16, help="for the reach (16)")
+    parser.add_argument("--c-scale", type=float, default=0.1, help="for the reach (0.1)")
+    args = parser.parse_args(argv)
+    for name in ("games", "steps", "simulations"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name} must be at least 1, got {getattr(args, name)}")
+    if args.c_scale <= 0:
+        parser.error(f"--c-scale must be > 0, got {args.c_scale}")
+    return args
+
+
+def search_reach(simulations: int, c_scale: float) -> float:
+    """The most the search's sigma(q) can separate two actions: q is rescaled to [0, 1] and
+    multiplied by (50 + max visits) x c_scale, and no action has more visits than there are
+    simulations. A logit gap beyond it is a move the search cannot change."""
+    return (50 + simulations) * c_scale
+
+
+def prior_shape(logits, mask, siphon_legal, reach: float) -> dict[str, float]:
+    """Each number over the states (rows) with two or more legal actions; the SIPHON
+    probability over the rows where SIPHON is legal."""
+    import numpy as np
+
+    logits = np.asarray(logits, np.float64)
+    mask = np.asarray(mask, bool)
+    siphon_legal = np.asarray(siphon_legal, bool)
+    rows = mask.sum(-1) >= 2
+    masked = np.where(mask, logits, -np.inf)[rows]
+    probs = np.exp(masked - masked.max(-1, keepdims=True))
+    probs /= probs.sum(-1, keepdims=True)
+    entropy = -np.sum(np.where(probs > 0, probs * np.log(np.where(probs > 0, probs, 1)), 0), -1)
+    top2 = -np.sort(-masked, axis=-1)[:, :2]
+    gap = top2[:, 0] - top2[:, 1]
+    from hackmatrix.jax_env.constants import SIPHON_ACTION
+
+    siphon = probs[:, SIPHON_ACTION][siphon_legal[rows]]
+    return {
+        "states": int(rows.sum()),
+        "entropy": _share(entropy),
+        "top_probability": _share(probs.max(-1)),
+        "logit_gap_median": float(np.median(gap)) if gap.size else float("nan"),
+        "beyond_reach": _share(gap > reach),
+        "siphon_states": int(siphon.size),
+        "siphon_probability": _share(siphon),
+    }
+
+
+def read_prior_shapes(args: argparse.Namespace) -> list[dict]:
+    """Plays games 0..games-1 greedy with the first policy; every policy's prior on them."""
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    from hackmatrix import jax_env
+    from hackmatrix.jax_env.constants import SIPHON_ACTION
+    from hackmatrix.pretrained import PRETRAINED_NAME, pretrained_params
+    from hackmatrix.purejaxrl import distribution
+    from hackmatrix.purejaxrl.checkpoint import load_policy
+
+    def load(text):
+        return load_policy(pretrained_params() if text == PRETRAINED_NAME else Path(text))
+
+    policies = [load(text) for text in args.policies]  # the first one plays
+    step = jax.vmap(jax_env.step, in_axes=(None, 0, 0))
+
+    @jax.jit
+    def play(obs, states):
+        mask = jax.vmap(jax_env.action_mask)(states)
+        logits = [policy.network.apply(policy.params, obs)[0] for policy in policies]
+        action = distribution.greedy(logits[0], mask)
+        next_obs, next_states, _, done, _ = step(jax.random.PRNGKey(0), states, action)
+        return mask, logits, next_obs, next_states, done
+
+    obs, states = jax.vmap(jax_env.reset_from_seed)(jnp.arange(args.games, dtype=jnp.uint32))
+    alive = np.ones(args.games, bool)
+    masks: list = []
+    logits: list[list] = [[] for _ in policies]
+    for _ in range(args.steps):
+        mask, each, obs, states, done = play(obs, states)
+        masks.append(np.asarray(mask)[alive])
+        for kept, one in zip(logits, each):
+            kept.append(np.asarray(one)[alive])
+        alive &= ~np.asarray(done)
+        if not alive.any():
+            break
+    mask = np.concatenate(masks)
+    reach = search_reach(args.simulations, args.c_scale)
+    return [
+        {"policy": text, **prior_shape(np.concatenate(kept), mask, mask[:, SIPHON_ACTION], reach)}
+        for text, kept in zip(args.policies, logits)
+    ]
+
+
+def print_prior_shapes(args: argparse.Namespace) -> int:
+    rows = read_prior_shapes(args)
+    reach = search_reach(args.simulations, args.c_scale)
+    print(
+        f"priors on the states the first policy visits greedy ({args.games} games, at most "
+        f"{args.steps} moves, {rows[0]['states']} states with 2+ legal actions); the search's "
+        f"reach at {args.simulations} simulations, c_scale {args.c_scale:g}: {reach:.2f} logits"
+    )
+    print("  entropy  top prob  median gap  gap > reach  P(SIPHON | legal)  policy")
+    for row in rows:
+        print(
+            f"  {row['entropy']:7.3f}  {row['top_probability']:8.3f}  "
+            f"{row['logit_gap_median']:10.2f}  {row['beyond_reach']:11.3f}  "
+            f"{row['siphon_probability']:17.3f}  {row['policy']}"
+        )
+    return 0
 
 
 def _share(x) -> float:
@@ -306,9 +423,9 @@ def q_gaps(args: argparse.Namespace) -> list[dict]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0] not in (UNFAIR, LABELS, GAPS):
+    if not argv or argv[0] not in (UNFAIR, LABELS, GAPS, SHAPE):
         print(
-            f"usage: search_probes.py {{{UNFAIR},{LABELS},{GAPS}}} ...\n\n{__doc__}",
+            f"usage: search_probes.py {{{UNFAIR},{LABELS},{GAPS},{SHAPE}}} ...\n\n{__doc__}",
             file=sys.stderr,
         )
         return 2
@@ -316,6 +433,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_unfair_evaluation(argv[1:])
     if argv[0] == GAPS:
         return print_q_gaps(parse_label_args(argv[1:], GAPS))
+    if argv[0] == SHAPE:
+        return print_prior_shapes(parse_shape_args(argv[1:]))
     args = parse_label_args(argv[1:])
     shares = siphon_labels(args)
     print(
