@@ -167,3 +167,21 @@ def test_the_search_picks_only_legal_actions(twins, searched):
     weights = np.asarray(out_a.weights)
     assert np.all(weights[~mask] == 0.0)
     assert np.allclose(weights.sum(-1), 1.0, atol=1e-5)
+
+
+WORLDS_CONFIG = SearchConfig(num_simulations=4, max_num_considered_actions=4, worlds=2)
+
+
+def test_a_tree_of_several_worlds_is_fair_and_legal(twins, network_and_params):
+    """§3.5: each tree steps several sampled states at once; they are all drawn from the
+    player's view, so twins still search bit for bit alike."""
+    a, b, *_ = twins
+    network, params = network_and_params
+    searcher = Searcher(network, WORLDS_CONFIG)
+    keys = jax.random.split(jax.random.PRNGKey(12), a.stage.shape[0])
+    out_a, out_b = searcher.search(keys, a, params), searcher.search(keys, b, params)
+    for name, x, y in zip(out_a._fields, out_a, out_b):
+        assert np.array_equal(_bits(x), _bits(y)), name
+    mask = np.asarray(jax.jit(jax.vmap(jax_env.action_mask))(a))
+    assert mask[np.arange(mask.shape[0]), np.asarray(out_a.action)].all()
+    assert np.all(np.asarray(out_a.weights)[~mask] == 0.0)

@@ -15,11 +15,14 @@ def test_evaluate_takes_one_or_more_simulation_counts():
         "undo_cap": None,
         "tree_reward": "env",  # the game's reward unless asked (specs/search.md §6)
         "c_scale": 0.1,  # SearchConfig's (mctx's) default
+        "worlds": 1,  # one sampled state per tree (specs/search.md §3.5)
     }
     trained = evaluate.parse_args(["p.npz", "--search", "8", "--search-tree-reward", "trained"])
     assert search_options(trained)["tree_reward"] == "trained"
     gentler = evaluate.parse_args(["p.npz", "--search", "8", "--search-c-scale", "0.03"])
     assert search_options(gentler)["c_scale"] == 0.03
+    several = evaluate.parse_args(["p.npz", "--search", "8", "--search-worlds", "4"])
+    assert search_options(several)["worlds"] == 4
     assert evaluate.parse_args(["p.npz"]).search is None
 
 
@@ -42,6 +45,12 @@ def test_watch_and_play_take_one():
         (evaluate.parse_args, ["p.npz", "--search-tree-reward", "x"], "tree-reward"),
         (evaluate.parse_args, ["p.npz", "--search", "4", "--search-c-scale", "0"], "c-scale"),
         (watch_jax.parse_args, ["p.npz", "--search-c-scale", "nan"], "c-scale"),
+        (evaluate.parse_args, ["p.npz", "--search", "4", "--search-worlds", "0"], "worlds"),
+        (
+            evaluate.parse_args,
+            ["p.npz", "--search", "4", "--search-worlds", "2", "--search-tree-reward", "trained"],
+            "--search-worlds above 1",
+        ),
     ],
 )
 def test_bad_search_flags_are_clear_errors(parse, argv, message, capsys):

@@ -39,7 +39,11 @@ class Result:
 def search_label(label: str, settings: dict) -> str:
     """A policy's label, with `+ search N` when it plays through the search."""
     search = settings.get("search")
-    return label if search is None else f"{label} + search {search.num_simulations}"
+    if search is None:
+        return label
+    worlds = getattr(search, "worlds", 1)
+    several = f" ({worlds} worlds)" if worlds > 1 else ""
+    return f"{label} + search {search.num_simulations}{several}"
 
 
 def evaluate_policy(env: ModuleType, policy: Policy, mode: str, **settings: Any) -> Result:

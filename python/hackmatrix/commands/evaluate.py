@@ -288,6 +288,7 @@ def describe_search(config) -> str:
         f"{config.num_roots} sampled root(s), {config.max_num_considered_actions} considered, "
         f"discount {config.discount}, value {config.value_target}, {cap}, tree reward {tree}, "
         f"c_scale {config.c_scale}"
+        + (f", {config.worlds} worlds in each tree" if config.worlds > 1 else "")
     )
 
 

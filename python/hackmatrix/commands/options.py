@@ -21,7 +21,7 @@ def add_sampling_flags(
 def add_search_flags(parser, *, several: bool = False, flag: str = "--search") -> None:
     """The play-time search's flags (specs/search.md): `flag` N (simulations; `several`:
     one or more N, each played), --search-roots, --search-considered, --search-undo-cap,
-    --search-tree-reward, --search-c-scale."""
+    --search-tree-reward, --search-c-scale, --search-worlds."""
     from ..purejaxrl.config import SEARCH_TREE_REWARDS  # the trainer's list (light: no jax)
 
     parser.add_argument(
@@ -76,6 +76,15 @@ def add_search_flags(parser, *, several: bool = False, flag: str = "--search") -
         "improved policy and final choice (Gumbel MuZero's c_scale; default 0.1, "
         "specs/search.md §3.2)",
     )
+    parser.add_argument(
+        "--search-worlds",
+        type=int,
+        default=1,
+        metavar="W",
+        help="sampled states searched together in each root's one tree: every node steps "
+        "all W with its action and averages their rewards, values and priors (default 1; "
+        "needs --search-tree-reward env; specs/search.md §3.5)",
+    )
 
 
 def check_search_flags(parser, args, flag: str = "--search") -> None:
@@ -93,6 +102,13 @@ def check_search_flags(parser, args, flag: str = "--search") -> None:
     c_scale = args.search_c_scale
     if not (math.isfinite(c_scale) and c_scale > 0):
         parser.error(f"--search-c-scale must be a finite number > 0, got {c_scale}")
+    if args.search_worlds < 1:
+        parser.error(f"--search-worlds must be at least 1, got {args.search_worlds}")
+    if args.search_worlds > 1 and args.search_tree_reward != "env":
+        parser.error(
+            "--search-worlds above 1 searches with the game's own reward: "
+            f"drop --search-tree-reward {args.search_tree_reward}"
+        )
 
 
 def search_options(args) -> dict:
@@ -103,4 +119,5 @@ def search_options(args) -> dict:
         "undo_cap": args.search_undo_cap,
         "tree_reward": args.search_tree_reward,
         "c_scale": args.search_c_scale,
+        "worlds": args.search_worlds,
     }

@@ -300,7 +300,9 @@ def main(argv=None) -> int:
         c = planner.config
         print(
             f"planning with the fair search: {c.num_simulations} simulations, "
-            f"{c.num_roots} sampled root(s) per move (compiling it takes a minute or more "
+            f"{c.num_roots} sampled root(s) per move"
+            + (f", {c.worlds} worlds in each tree" if c.worlds > 1 else "")
+            + " (compiling it takes a minute or more "
             "the first time)",
             flush=True,
         )

@@ -165,7 +165,10 @@ class SearchConfig:
     (the env's reward) or the trained reward (`TreeReward`, §3.4). c_scale: the
     improved policy's step (Danihelka et al.'s c_scale, mctx's `value_scale`:
     sigma(q) = (50 + max visits) x c_scale x q, q rescaled to [0, 1]); smaller
-    keeps the improved policy nearer the prior.
+    keeps the improved policy nearer the prior. worlds: sampled states searched
+    together in each root's one tree (specs/search.md §3.5): every node steps all of
+    them with its action and averages their rewards, values and priors, so no single
+    redrawn board or future steers the tree (1: one state per tree, as before).
     """
 
     num_simulations: int = 16
@@ -181,6 +184,7 @@ class SearchConfig:
     root: str = "fair"
     tree_reward: TreeReward | None = None
     c_scale: float = 0.1
+    worlds: int = 1
 
     def __post_init__(self) -> None:
         checks = [
@@ -201,6 +205,11 @@ class SearchConfig:
             (self.undo_cap is None or self.undo_cap >= 0, "undo_cap must be >= 0 or None"),
             (self.root in ROOTS, f"root must be one of {ROOTS}"),
             (self.c_scale > 0.0, "c_scale must be > 0"),
+            (self.worlds >= 1, "worlds must be >= 1"),
+            (
+                self.worlds == 1 or self.tree_reward is None,
+                "worlds > 1 searches with the env's reward (no tree reward)",
+            ),
         ]
         for ok, message in checks:
             if not ok:
@@ -389,6 +398,79 @@ def _recurrent_fn(network: nn.Module, config: SearchConfig):
     return recurrent_fn
 
 
+def common_mask(masks: jax.Array, ended: jax.Array) -> jax.Array:
+    """A node's legal actions over its worlds (masks[..., W, A], ended[..., W]): those legal
+    in every world still running; if none is, those legal in any running world (a world
+    where the action is illegal then stands still, as the env leaves a rejected action)."""
+    running = ~ended[..., None]
+    everywhere = jnp.all(jnp.where(running, masks, True), axis=-2)
+    anywhere = jnp.any(jnp.where(running, masks, False), axis=-2)
+    return jnp.where(
+        jnp.any(everywhere & anywhere, -1, keepdims=True), everywhere & anywhere, anywhere
+    )
+
+
+def world_mean(x: jax.Array, ended: jax.Array) -> jax.Array:
+    """The mean of x[..., W, *] over the worlds still running (over all when none is)."""
+    weight = (~ended).astype(jnp.float32)
+    weight = jnp.where(jnp.any(~ended, -1, keepdims=True), weight, 1.0)
+    weight = weight.reshape(weight.shape + (1,) * (x.ndim - weight.ndim))
+    return jnp.sum(x * weight, axis=ended.ndim - 1) / jnp.sum(weight, axis=ended.ndim - 1)
+
+
+def _world_outputs(
+    network: nn.Module, config: SearchConfig, params: Any, states: EnvState, mask: jax.Array
+) -> tuple[jax.Array, jax.Array]:
+    """(per-world masked logits [R, W, A], values [R, W]) of states batched [R, W], every
+    world under the node's one mask [R, A]."""
+    roots, worlds = states.stage.shape
+    flat = jax.tree_util.tree_map(lambda x: x.reshape((roots * worlds, *x.shape[2:])), states)
+    masks = jnp.repeat(mask, worlds, axis=0)
+    logits, value = _network_outputs(network, config, params, flat, masks)
+    return logits.reshape(roots, worlds, -1), value.reshape(roots, worlds)
+
+
+def _worlds_recurrent_fn(network: nn.Module, config: SearchConfig):
+    """The tree's model with `config.worlds` sampled states in each node (§3.5): the
+    action steps every world; the node's reward is their mean (a world that ended earlier
+    adds 0), its value the mean of the running worlds' values (an ended world's is 0),
+    its prior the mean of the running worlds' logits over the common mask; the path ends
+    only when every world has."""
+
+    def recurrent_fn(params_and_levers, rng, action, embedding):
+        del rng
+        params, _ = params_and_levers
+        state = embedding.state  # [R, W]
+        actions = jnp.broadcast_to(action[:, None], state.stage.shape)
+        new, reward, _done, info = jax.vmap(jax.vmap(step_state))(state, actions)
+        over = state.outcome != RUNNING
+        undo = ~info["invalid_action"] & (actions == UNDO_ACTION)
+        if config.honest_undo:
+            correction = jax.vmap(jax.vmap(undo_correction))(state.board, new.board, info)
+            reward = reward + jnp.where(undo, correction, 0.0)
+        undos = embedding.undos + undo.astype(jnp.int32)
+        masks = jax.vmap(jax.vmap(action_mask))(new)
+        if config.undo_cap is not None:
+            allowed = masks[..., UNDO_ACTION] & (undos < config.undo_cap)
+            masks = masks.at[..., UNDO_ACTION].set(allowed)
+        ended = new.outcome != RUNNING
+        mask = common_mask(masks, ended)
+        logits, value = _world_outputs(network, config, params, new, mask)
+        all_ended = jnp.all(ended, axis=-1)
+        discount = jnp.float32(config.discount)
+        if config.honest_undo:  # as in _recurrent_fn: an UNDO is not discounted
+            discount = jnp.where(jnp.any(undo, -1), jnp.float32(1.0), discount)
+        output = mctx.RecurrentFnOutput(
+            reward=jnp.mean(jnp.where(over, 0.0, reward), axis=-1),
+            discount=jnp.where(all_ended, 0.0, discount),
+            prior_logits=world_mean(logits, ended),
+            value=jnp.where(all_ended, 0.0, jnp.mean(jnp.where(ended, 0.0, value), axis=-1)),
+        )
+        return output, Embedding(new, undos, embedding.carry)
+
+    return recurrent_fn
+
+
 def _qtransform(config: SearchConfig) -> dict:
     """mctx's own completed-Q transform, with the config's c_scale when it is not mctx's
     default (then the call is exactly mctx's default one)."""
@@ -411,24 +493,35 @@ def _search_game(
     feed a tree reward, §3.4)."""
     k_roots, k_search, k_select = jax.random.split(key, 3)
     draw = sampler.sample_root if config.root == "fair" else sampler.reseed_root
-    roots = jax.vmap(draw, in_axes=(0, None))(jax.random.split(k_roots, config.num_roots), state)
+    draws = config.num_roots * config.worlds
+    roots = jax.vmap(draw, in_axes=(0, None))(jax.random.split(k_roots, draws), state)
     mask = action_mask(state)  # the real mask: what the env shows the player
     running = jnp.any(mask)
     legal = jnp.where(running, mask, True)  # an ended game searches all (its action is unused)
     masks = jnp.broadcast_to(legal, (config.num_roots, NUM_ACTIONS))
-    logits, value = _network_outputs(network, config, params, roots, masks)
     carries = jax.tree_util.tree_map(
         lambda x: jnp.broadcast_to(x, (config.num_roots, *jnp.shape(x))), carry
     )
+    if config.worlds == 1:
+        logits, value = _network_outputs(network, config, params, roots, masks)
+        undos = jnp.zeros(config.num_roots, jnp.int32)
+        recurrent_fn = _recurrent_fn(network, config)
+    else:  # each root's tree holds `worlds` sampled states (§3.5)
+        shape = (config.num_roots, config.worlds)
+        roots = jax.tree_util.tree_map(lambda x: x.reshape(shape + x.shape[1:]), roots)
+        logits, values = _world_outputs(network, config, params, roots, masks)
+        logits, value = jnp.mean(logits, axis=1), jnp.mean(values, axis=1)
+        undos = jnp.zeros(shape, jnp.int32)
+        recurrent_fn = _worlds_recurrent_fn(network, config)
     out = mctx.gumbel_muzero_policy(
         params=(params, levers),
         rng_key=k_search,
         root=mctx.RootFnOutput(
             prior_logits=logits,
             value=value,
-            embedding=Embedding(roots, jnp.zeros(config.num_roots, jnp.int32), carries),
+            embedding=Embedding(roots, undos, carries),
         ),
-        recurrent_fn=_recurrent_fn(network, config),
+        recurrent_fn=recurrent_fn,
         num_simulations=config.num_simulations,
         invalid_actions=~masks,
         max_num_considered_actions=config.max_num_considered_actions,
