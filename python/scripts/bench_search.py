@@ -3,8 +3,8 @@
 
 A batch of `--games` games is played from the canonical start: every move is
 one search per game (the fair sampler's `--roots` roots, each with N
-simulations, hackmatrix.search) followed by the env step, `--moves` moves in
-one jitted `lax.scan`. moves/s = games x moves / seconds of the measured call
+simulations over `--worlds` sampled states, hackmatrix.search) followed by
+the env step, `--moves` moves in one jitted `lax.scan`. moves/s = games x moves / seconds of the measured call
 (the best of `--repeats`, after a first call that compiles). The network is
 train.sh's default (grid, 256 hidden, 2 layers) freshly initialised, or
 `--params` (the cost does not depend on the weights). Prints a table and
@@ -37,6 +37,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--games", type=positive_int, default=64, help="games searched at once")
     p.add_argument("--moves", type=positive_int, default=8, help="moves per measured call")
     p.add_argument("--roots", type=positive_int, default=1, help="sampled roots per decision")
+    p.add_argument(
+        "--worlds", type=positive_int, default=1, help="sampled states in each root's tree"
+    )
     p.add_argument("--considered", type=positive_int, default=16, help="max considered actions")
     p.add_argument("--repeats", type=positive_int, default=2)
     p.add_argument("--params", type=Path, default=None, help="a params .npz / checkpoint")
@@ -92,6 +95,7 @@ def main(argv=None) -> int:
     print(
         f"{jax.devices()[0].device_kind} ({platform.processor() or platform.machine()}, "
         f"{os.cpu_count()} cores), {args.games} games, {args.roots} root(s), "
+        f"{args.worlds} world(s) a tree, "
         f"{args.moves} moves per call, {size:,} network parameters"
     )
     print(f"{'simulations':>11} {'moves/s':>9} {'ms/move (batch)':>16} {'compile s':>10}")
@@ -100,6 +104,7 @@ def main(argv=None) -> int:
             num_simulations=sims,
             max_num_considered_actions=args.considered,
             num_roots=args.roots,
+            worlds=args.worlds,
         )
         play = make_play(network, config, args.games, args.moves)
         t0 = time.perf_counter()
@@ -131,6 +136,7 @@ def main(argv=None) -> int:
                 "cpu_count": os.cpu_count(),
                 "games": args.games,
                 "roots": args.roots,
+                "worlds": args.worlds,
                 "moves": args.moves,
                 "considered": args.considered,
                 "rows": rows,

@@ -31,6 +31,20 @@ def test_a_measured_call_traces_to_one_action_per_game_and_move():
     assert action.dtype == jnp.int32
 
 
+def test_a_tree_of_several_worlds_traces_too():
+    games, moves = 2, 1
+    network = make_network(8, 1)
+    obs = jnp.zeros((1, jax_env.env.OBS_SIZE))
+    params = jax.eval_shape(network.init, jax.random.PRNGKey(0), obs)
+    keys = jax.random.split(jax.random.PRNGKey(1), games)
+    _, states = jax.eval_shape(jax.vmap(jax_env.reset), keys)
+    config = SearchConfig(num_simulations=2, worlds=3)
+    play = bench.make_play(network, config, games, moves)
+    _, (done, action) = jax.eval_shape(play, jax.random.PRNGKey(2), states, params)
+    assert action.shape == (moves, games)
+    assert bench.parse_args(["--worlds", "3"]).worlds == 3
+
+
 def test_bad_sizes_are_refused(capsys):
     with pytest.raises(SystemExit):
         bench.parse_args(["--simulations", "0"])
