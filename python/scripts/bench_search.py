@@ -6,9 +6,8 @@ one search per game (the fair sampler's `--roots` roots, each with N
 simulations over `--worlds` sampled states, hackmatrix.search) followed by
 the env step, `--moves` moves in one jitted `lax.scan`. moves/s = games x moves
 / seconds of the measured call (the best of `--repeats`, after a first call that
-compiles). The network is
-train.sh's default (grid, 256 hidden, 2 layers) freshly initialised, or
-`--params` (the cost does not depend on the weights). Prints a table and
+compiles). The network is train.sh's default (grid, 256 hidden, 2 layers)
+freshly initialised, or `--params` (the cost does not depend on the weights). Prints a table and
 writes JSON (default bench_results/bench_search.json).
 
 Run it as the README runs the others, with XLA's optimizations on (the

@@ -360,6 +360,13 @@ def _tree_reward(
     return trained, carry
 
 
+def _cap_undo(config: SearchConfig, mask: jax.Array, undos: jax.Array) -> jax.Array:
+    """The node's mask with UNDO taken away once its path holds `undo_cap` UNDOs (§3.3)."""
+    if config.undo_cap is None:
+        return mask
+    return mask.at[..., UNDO_ACTION].set(mask[..., UNDO_ACTION] & (undos < config.undo_cap))
+
+
 def _recurrent_fn(network: nn.Module, config: SearchConfig):
     def recurrent_fn(params_and_levers, rng, action, embedding):
         del rng  # the engine draws from the sampled seed
@@ -377,9 +384,7 @@ def _recurrent_fn(network: nn.Module, config: SearchConfig):
             correction = jax.vmap(undo_correction)(state.board, new.board, info)
             reward = reward + jnp.where(undo, correction, 0.0)
         undos = embedding.undos + undo.astype(jnp.int32)
-        mask = jax.vmap(action_mask)(new)
-        if config.undo_cap is not None:
-            mask = mask.at[:, UNDO_ACTION].set(mask[:, UNDO_ACTION] & (undos < config.undo_cap))
+        mask = _cap_undo(config, jax.vmap(action_mask)(new), undos)
         logits, value = _network_outputs(network, config, params, new, mask)
         ended = new.outcome != RUNNING
         # An UNDO takes the game back, not forward: with honest_undo it is not discounted,
@@ -449,10 +454,7 @@ def _worlds_recurrent_fn(network: nn.Module, config: SearchConfig):
             correction = jax.vmap(jax.vmap(undo_correction))(state.board, new.board, info)
             reward = reward + jnp.where(undo, correction, 0.0)
         undos = embedding.undos + undo.astype(jnp.int32)
-        masks = jax.vmap(jax.vmap(action_mask))(new)
-        if config.undo_cap is not None:
-            allowed = masks[..., UNDO_ACTION] & (undos < config.undo_cap)
-            masks = masks.at[..., UNDO_ACTION].set(allowed)
+        masks = _cap_undo(config, jax.vmap(jax.vmap(action_mask))(new), undos)
         ended = new.outcome != RUNNING
         mask = common_mask(masks, ended)
         logits, value = _world_outputs(network, config, params, new, mask)
