@@ -367,34 +367,65 @@ def _cap_undo(config: SearchConfig, mask: jax.Array, undos: jax.Array) -> jax.Ar
     return mask.at[..., UNDO_ACTION].set(mask[..., UNDO_ACTION] & (undos < config.undo_cap))
 
 
+def _vmapped(fn, depth: int):
+    """fn over `depth` leading batch axes ([R] for one world, [R, W] for several)."""
+    for _ in range(depth):
+        fn = jax.vmap(fn)
+    return fn
+
+
+class _NodeStep(NamedTuple):
+    """What one action does to a node's states, shared by both tree models."""
+
+    new: EnvState
+    reward: jax.Array  # the env's, honest about UNDO unless a tree reward prices it
+    info: dict
+    over: jax.Array  # the game had already ended before the action
+    undo: jax.Array  # the action was an UNDO the env carried out
+    undos: jax.Array  # UNDOs on the path, this one included
+    mask: jax.Array  # the new states' masks, UNDO capped (§3.3)
+
+
+def _step_node(
+    config: SearchConfig, state: EnvState, actions: jax.Array, undos: jax.Array, depth: int
+) -> _NodeStep:
+    new, reward, _done, info = _vmapped(step_state, depth)(state, actions)
+    undo = ~info["invalid_action"] & (actions == UNDO_ACTION)
+    if config.honest_undo and config.tree_reward is None:  # a tree reward corrects its own
+        correction = _vmapped(undo_correction, depth)(state.board, new.board, info)
+        reward = reward + jnp.where(undo, correction, 0.0)
+    undos = undos + undo.astype(jnp.int32)
+    mask = _cap_undo(config, _vmapped(action_mask, depth)(new), undos)
+    return _NodeStep(new, reward, info, state.outcome != RUNNING, undo, undos, mask)
+
+
+def _discount(config: SearchConfig, undo: jax.Array) -> jax.Array:
+    """An UNDO takes the game back, not forward: with honest_undo it is not discounted,
+    so that putting a bad future off by UNDOing in place never looks like a gain."""
+    discount = jnp.float32(config.discount)
+    if config.honest_undo:
+        discount = jnp.where(undo, jnp.float32(1.0), discount)
+    return discount
+
+
 def _recurrent_fn(network: nn.Module, config: SearchConfig):
     def recurrent_fn(params_and_levers, rng, action, embedding):
         del rng  # the engine draws from the sampled seed
         params, levers = params_and_levers
         state = embedding.state
-        new, reward, done, info = jax.vmap(step_state)(state, action)
-        over = state.outcome != RUNNING
-        undo = ~info["invalid_action"] & (action == UNDO_ACTION)
+        new, reward, info, over, undo, undos, mask = _step_node(
+            config, state, action, embedding.undos, depth=1
+        )
         carry = embedding.carry
         if config.tree_reward is not None:
             reward, carry = _tree_reward(
                 config.tree_reward, config, state, new, action, reward, info, undo, carry, levers
             )
-        elif config.honest_undo:
-            correction = jax.vmap(undo_correction)(state.board, new.board, info)
-            reward = reward + jnp.where(undo, correction, 0.0)
-        undos = embedding.undos + undo.astype(jnp.int32)
-        mask = _cap_undo(config, jax.vmap(action_mask)(new), undos)
         logits, value = _network_outputs(network, config, params, new, mask)
         ended = new.outcome != RUNNING
-        # An UNDO takes the game back, not forward: with honest_undo it is not discounted,
-        # so that putting a bad future off by UNDOing in place never looks like a gain.
-        discount = jnp.float32(config.discount)
-        if config.honest_undo:
-            discount = jnp.where(undo, jnp.float32(1.0), discount)
         output = mctx.RecurrentFnOutput(
             reward=jnp.where(over, 0.0, reward),
-            discount=jnp.where(ended, 0.0, discount),
+            discount=jnp.where(ended, 0.0, _discount(config, undo)),
             prior_logits=logits,
             value=jnp.where(ended, 0.0, value),
         )
@@ -447,24 +478,16 @@ def _worlds_recurrent_fn(network: nn.Module, config: SearchConfig):
         params, _ = params_and_levers
         state = embedding.state  # [R, W]
         actions = jnp.broadcast_to(action[:, None], state.stage.shape)
-        new, reward, _done, info = jax.vmap(jax.vmap(step_state))(state, actions)
-        over = state.outcome != RUNNING
-        undo = ~info["invalid_action"] & (actions == UNDO_ACTION)
-        if config.honest_undo:
-            correction = jax.vmap(jax.vmap(undo_correction))(state.board, new.board, info)
-            reward = reward + jnp.where(undo, correction, 0.0)
-        undos = embedding.undos + undo.astype(jnp.int32)
-        masks = _cap_undo(config, jax.vmap(jax.vmap(action_mask))(new), undos)
+        new, reward, _info, over, undo, undos, masks = _step_node(
+            config, state, actions, embedding.undos, depth=2
+        )
         ended = new.outcome != RUNNING
         mask = common_mask(masks, ended)
         logits, value = _world_outputs(network, config, params, new, mask)
         all_ended = jnp.all(ended, axis=-1)
-        discount = jnp.float32(config.discount)
-        if config.honest_undo:  # as in _recurrent_fn: an UNDO is not discounted
-            discount = jnp.where(jnp.any(undo, -1), jnp.float32(1.0), discount)
         output = mctx.RecurrentFnOutput(
             reward=jnp.mean(jnp.where(over, 0.0, reward), axis=-1),
-            discount=jnp.where(all_ended, 0.0, discount),
+            discount=jnp.where(all_ended, 0.0, _discount(config, jnp.any(undo, -1))),
             prior_logits=world_mean(logits, ended),
             value=jnp.where(all_ended, 0.0, jnp.mean(jnp.where(ended, 0.0, value), axis=-1)),
         )
