@@ -110,11 +110,19 @@ def test_bad_input_is_a_clear_error(tmp_path, capsys):
             "--search-advantage-actions needs --search-policy-target advantage",
         ),
         "search_select": ("furthest", "--search-select furthest needs --search-share below 1"),
+        "search_select_from_update": (10, "--search-select-from-update has nothing to switch"),
     }
     config = cfg.TrainConfig(search_share=0.5, search_acting="network", search_select="last")
     cfg.auto_scale_for_batch_size(config)
     with pytest.raises(ValueError, match="--search-select must be one of first, furthest, split"):
         cfg.validate(config)
+    for bad in (-1, 2.5, True):
+        config = cfg.TrainConfig(
+            search_share=0.5, search_select="split", search_select_from_update=bad
+        )
+        cfg.auto_scale_for_batch_size(config)
+        with pytest.raises(ValueError, match="--search-select-from-update must be a whole update"):
+            cfg.validate(config)
     config = cfg.TrainConfig(search_policy_target="advantage", search_advantage_actions="siphon")
     cfg.auto_scale_for_batch_size(config)
     with pytest.raises(ValueError, match="--search-advantage-actions must be all or moves"):
@@ -444,6 +452,53 @@ def test_a_share_selected_by_stage_searches_the_selected_games_in_their_own_rows
     for env in range(games):
         expected = jax.nn.one_hot(env, NUM_ACTIONS) if env in rows else jnp.zeros(NUM_ACTIONS)
         np.testing.assert_array_equal(step.policy_target[env], expected)
+
+
+def test_a_scheduled_selection_acts_as_first_before_its_update_and_as_the_selector_after(
+    monkeypatch,
+):
+    """`--search-select split --search-select-from-update N`: with the levers' switch at 0
+    the act is `first`'s to the bit (the same search keys, states and outputs, and the same
+    network sample); at 1 it is `split`'s."""
+    from hackmatrix.purejaxrl.expert_iteration import make_act
+    from hackmatrix.purejaxrl.shaping import Levers
+    from hackmatrix.purejaxrl.value_target import make_value_scale
+    from hackmatrix.search import search as search_module
+
+    games = 6
+    network = make_network(8, 1)
+    parts = types.SimpleNamespace(network=network, value_scale=make_value_scale("raw"))
+    rng = np.random.default_rng(11)
+    obs = jnp.asarray((rng.random((games, OBS_SIZE)) < 0.05).astype(np.float32))
+    mask = jnp.ones((games, NUM_ACTIONS), bool)
+    state = _StagedState(stage=jnp.asarray([1, 5, 2, 6, 7, 1]), tag=jnp.arange(games))
+    runner = types.SimpleNamespace(obs=obs, env_state=state, shaping_carry=None)
+    params = network.init(jax.random.PRNGKey(4), obs[:1])
+    calls = []
+
+    def stand_in(params, keys, env_state, **_options):
+        calls.append((keys, env_state.tag))
+        weights = jax.nn.one_hot(env_state.tag, NUM_ACTIONS)
+        return types.SimpleNamespace(action=env_state.tag, weights=weights, value=keys[:, 0] * 1.0)
+
+    monkeypatch.setattr(search_module, "search", stand_in)
+    key = jax.random.PRNGKey(9)
+
+    def acted(config, switch):
+        calls.clear()
+        levers = Levers(None, None, None if switch is None else jnp.float32(switch))
+        out = make_act(parts, config, jax_env)(params, runner, mask, key, levers)
+        return out, calls[0]
+
+    scheduled = _half_searched(games, search_select="split", search_select_from_update=5)
+    split_throughout = dataclasses.replace(scheduled, search_select_from_update=0)
+    for switch, plain in ((0.0, _half_searched(games)), (1.0, split_throughout)):
+        got, got_call = acted(scheduled, switch)
+        want, want_call = acted(plain, None)
+        jax.tree_util.tree_map(np.testing.assert_array_equal, got_call, want_call)
+        jax.tree_util.tree_map(np.testing.assert_array_equal, got, want)
+    assert sorted(np.asarray(acted(scheduled, 0.0)[1][1])) == [0, 1, 2]  # the first games
+    assert {3, 4} <= set(np.asarray(acted(scheduled, 1.0)[1][1]))  # stages 7 and 6
 
 
 def test_the_ppo_term_is_ppos_own_surrogate_beside_the_searched_rows_cross_entropy():
@@ -844,6 +899,29 @@ def test_init_from_starts_a_fresh_run_from_a_checkpoints_weights(ei_run, tmp_pat
     assert load_checkpoint(fresh / "checkpoint_3.pkl")["step"] == 3
     trained = zip(params_of(fresh / "checkpoint_2.pkl"), params_of(run_dir / "checkpoint_2.pkl"))
     assert not all(np.array_equal(a, b) for a, b in trained)
+
+
+def test_a_scheduled_selection_is_first_resumed_with_the_selector(tmp_path):
+    """`--search-select split --search-select-from-update 3` over 5 updates is, bit for
+    bit, a run of `first` for 3 updates (the fewest a run takes) resumed to 5 with
+    `--search-select split`: the switch comes in inside the second chunk (updates 2-3),
+    where the chain cut its chunks at update 3."""
+    share = ["--search-acting", "network", "--search-share", "0.5"]
+    select = ["--search-select", "split"]
+    code, scheduled = train(
+        tmp_path, "scheduled", 5, *share, *select, "--search-select-from-update", "3"
+    )
+    assert code == 0
+    code, chain = train(tmp_path, "chain", 3, *share)
+    assert code == 0
+    argv = [*BATCH_FLAGS, "--resume", str(chain), *select, "--total-timesteps", str(5 * BATCH)]
+    assert cli.main([*argv, "--checkpoint-dir", str(tmp_path)]) == 0
+    ours, theirs = params_of(scheduled / "checkpoint_5.pkl"), params_of(chain / "checkpoint_5.pkl")
+    for a, b in zip(ours, theirs, strict=True):
+        np.testing.assert_array_equal(a, b)
+    records = [r for r in metrics_of(scheduled) if "train/search_select" in r]
+    # each chunk's share of updates past the switch: updates 0-1, 2-3 (switching), 4
+    assert [r["train/search_select"] for r in records] == [0.0, 0.5, 1.0]
 
 
 def test_a_time_limit_stops_after_the_chunk_that_passes_it(ei_run, capsys):

@@ -80,7 +80,7 @@ def curriculum_env_params(config: cfg.TrainConfig, env: ModuleType, curriculum, 
 def schedule_metrics(config: cfg.TrainConfig, curriculum, updates: range) -> dict[str, float]:
     """The scheduled settings of a chunk's `updates`, each the mean over them (a switch
     inside the chunk reads as the share of its updates switched on); only those that move."""
-    from .train import ent_coef_at, program_levers_at, reward_anneal_progress
+    from .train import ent_coef_at, program_levers_at, reward_anneal_progress, search_select_at
 
     readings: dict[str, Any] = {}
     if curriculum is not None:
@@ -91,6 +91,8 @@ def schedule_metrics(config: cfg.TrainConfig, curriculum, updates: range) -> dic
         readings["train/ent_coef"] = lambda u: ent_coef_at(config, u)
     if config.program_levers_from_update > 0:
         readings["train/program_levers"] = lambda u: program_levers_at(config, u)
+    if config.search_select_from_update > 0:
+        readings["train/search_select"] = lambda u: search_select_at(config, u)
     return {name: float(np.mean([read(u) for u in updates])) for name, read in readings.items()}
 
 

@@ -282,6 +282,16 @@ class TrainConfig:
         "the other games",
         label="searched envs",
     )
+    search_select_from_update: int = option(
+        0,
+        section="algorithm",
+        metavar="N",
+        help="expert iteration: --search-select picks the searched envs from update N on; "
+        "before it the first ceil(F x envs) are searched, as with first (a run of first "
+        "resumed at N with --search-select, in one run); 0: from the start",
+        label="searched envs selected from update",
+        show=_off_when(0, "from the start"),
+    )
     search_ppo_coef: float = option(
         0.0,
         section="algorithm",
@@ -1150,6 +1160,16 @@ def check_algorithm(config: TrainConfig) -> None:
         raise ValueError(
             f"--search-select {config.search_select} needs --search-share below 1 (with "
             "every env searched there is nothing to select)"
+        )
+    select_from = config.search_select_from_update
+    if not isinstance(select_from, int) or isinstance(select_from, bool) or select_from < 0:
+        raise ValueError(
+            f"--search-select-from-update must be a whole update number >= 0, got {select_from!r}"
+        )
+    if select_from > 0 and config.search_select == "first":
+        raise ValueError(
+            "--search-select-from-update has nothing to switch to: give --search-select "
+            "furthest or split (before the update the first envs are searched, as with first)"
         )
     ppo_coef = config.search_ppo_coef
     if not (math.isfinite(ppo_coef) and ppo_coef >= 0):

@@ -294,6 +294,8 @@ def make_act(parts: Any, config: TrainConfig, env: ModuleType):
     partial_search = labelled < config.num_envs
     selector = _SELECTORS.get(config.search_select)  # None: the first `labelled` envs
     by_stage = selector is not None
+    # --search-select-from-update: `first` until the levers' switch, then the selector.
+    scheduled = by_stage and config.search_select_from_update > 0
     gated = config.search_min_q_gap > 0
     by_advantage = config.search_policy_target == "advantage"
 
@@ -302,11 +304,16 @@ def make_act(parts: Any, config: TrainConfig, env: ModuleType):
         network_acts = config.search_acting == "network"
         # The key is split only when the network acts: `search` acting stays as it was.
         key, sample_key = jax.random.split(key) if network_acts else (key, key)
+        unsplit_key = key  # the search keys' source under `first`
         # ... and split again only to select by stage: `first` stays as it was.
         key, select_key = jax.random.split(key) if by_stage else (key, key)
         rows = None  # `first`: the first `labelled` rows, read without picking
         if selector is not None:
             rows = selector(select_key, runner.env_state.stage, labelled)
+        if scheduled:  # before the switch, exactly `first`: its key, its rows (in order)
+            selecting = levers.search_select > 0
+            key = jnp.where(selecting, key, unsplit_key)
+            rows = jnp.where(selecting, rows, jnp.arange(labelled))
 
         def of_searched(tree):  # the searched envs' rows (the whole batch unless a share is set)
             if not partial_search:

@@ -1,10 +1,11 @@
 """The trainer's scheduled settings, as data (training.md §1.1, §1.7).
 
 `run_schedules` turns a config into the schedules that move during a run (the entropy
-coefficient's anneal, the reward weights' anneal, the program levers' switch, the
-curriculum probability); settings that never move are compiled into the trainer as
-constants. `chunk_inputs` evaluates the moving ones for every update of one compiled chunk:
-the chunk reads row i at its update i, so a schedule switches on the update it names.
+coefficient's anneal, the reward weights' anneal, the program levers' switch, the search's
+selection switch, the curriculum probability); settings that never move are compiled into
+the trainer as constants. `chunk_inputs` evaluates the moving ones for every update of one
+compiled chunk: the chunk reads row i at its update i, so a schedule switches on the update it
+names.
 """
 
 from __future__ import annotations
@@ -55,6 +56,14 @@ def program_levers_schedule(config) -> Schedule | None:
     return Schedule.switch(0.0, 1.0, config.program_levers_from_update)
 
 
+def search_select_schedule(config) -> Schedule | None:
+    """0 before `--search-select-from-update` (the first envs are searched), 1 from it (as
+    `--search-select` picks them); None when the selection never waits."""
+    if config.search_select_from_update <= 0:
+        return None
+    return Schedule.switch(0.0, 1.0, config.search_select_from_update)
+
+
 def curriculum_schedule(curriculum) -> Schedule | None:
     """The chance a reset is a curriculum start: `p0`, falling to 0 by `--curriculum-anneal`."""
     if curriculum is None:
@@ -73,6 +82,7 @@ def run_schedules(config, reward_names, curriculum=None) -> dict[str, Schedule]:
         "ent_coef": ent_coef_schedule(config),
         "weights": weights_schedule(config, reward_names),
         "program_levers": program_levers_schedule(config),
+        "search_select": search_select_schedule(config),
         "curriculum_probability": curriculum_schedule(curriculum),
     }
     return {

@@ -160,6 +160,7 @@ class _Parts(NamedTuple):
         return shaping.Levers(
             weights=inputs.get("weights", self.fixed_weights),
             program_levers=inputs.get("program_levers"),
+            search_select=inputs.get("search_select"),
         )
 
 
@@ -175,6 +176,13 @@ def ent_coef_at(config: TrainConfig, update: int) -> float:
 def program_levers_at(config: TrainConfig, update: int) -> float:
     """1 when the program levers act at `update`, 0 before `--program-levers-from-update`."""
     schedule = levers.program_levers_schedule(config)
+    return 1.0 if schedule is None else float(schedule.at(update, config.num_updates))
+
+
+def search_select_at(config: TrainConfig, update: int) -> float:
+    """1 when `--search-select` picks the searched envs at `update`, 0 before
+    `--search-select-from-update` (the first envs are searched)."""
+    schedule = levers.search_select_schedule(config)
     return 1.0 if schedule is None else float(schedule.at(update, config.num_updates))
 
 
@@ -813,6 +821,7 @@ __all__ = [
     "make_optimizer",
     "ent_coef_at",
     "program_levers_at",
+    "search_select_at",
     "reward_anneal_progress",
     "reward_weight_vector",
     "reward_weights_at",

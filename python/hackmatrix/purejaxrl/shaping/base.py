@@ -33,6 +33,9 @@ class Levers(NamedTuple):
 
     weights: Any  # f32[15]: the component weights in force (None: no weighting)
     program_levers: Any  # f32[] 1 when the program levers pay, 0 before (None: always)
+    # f32[] 1 once --search-select picks the searched envs, 0 before (None: always); read
+    # by expert iteration's acting, not by a shaper
+    search_select: Any = None
 
 
 @dataclasses.dataclass(frozen=True)
