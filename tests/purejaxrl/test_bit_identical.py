@@ -80,29 +80,35 @@ UPDATES = 4
 # processor and the optimization level the compile ran at. XLA tunes its CPU code to the host
 # processor and its LLVM optimizations change the rounding, so each kind of processor and
 # each level (test.sh's default JAX_DISABLE_MOST_OPTIMIZATIONS=1, a user's training 0) has
-# its own hashes. The two AVX-512 processors give the same hashes for every recipe but the
-# grid network's (`train_sh_default`): its convolutions round differently on the two. The
-# processor without AVX-512 gives other hashes for every recipe.
+# its own hashes. The AVX-512 processors give the same hashes for every recipe but the
+# grid network's (`train_sh_default`): its convolutions round one way on the Intel Xeon and
+# the Zen 5 EPYC, another on the Zen 4 EPYC. The processor without AVX-512 gives other
+# hashes for every recipe. An AMD processor with AVX-512 is told apart by its CPU family.
+INTEL_AVX512 = {
+    "1": {
+        "annealed": "42364b0209326aa748603b26f48d38407ac5655091abf90784f5058299146be7",
+        "canonical_mlp": "2f8824559a5eaaaf75dad013a113db6ad1d8939f73202fa2f359c3ed162f75b8",
+        "curriculum": "15d1d523b3e1c9809eb8420df1900f87164f2d37604a5149281e7e5d263a3fa4",
+        "other_levers": "713f0e4320ca67d11d037a606bf1d1deb7120373653b46c5d6b6778c6fa19c19",
+        "train_sh_default": "5f969b4352a9aa65bc08f55e495091f04208f8d80aa1aa17e66c54537c28af2a",
+    },
+    "0": {
+        "annealed": "8a98ea38782f0b645f4cb65a2d16ebb1dddb48c57bc129a613c21c3dd2a2bcd3",
+        "canonical_mlp": "7362e30652d146b83b6724d6549ee1cf38238d2282d7997a8e6e066ab3d67a17",
+        "curriculum": "56f25caddfda8d033ba784a71d3eaa289068d896deb80448fce9592f242a6fc2",
+        "other_levers": "b7a555edda0a5b66b6e76edf530c855020465dd6cf99acd714f4f5a135b96173",
+        "train_sh_default": "04a5c3a884fa8ceadf5e3927a72cf462b79e66253ffd295dc37215127a2e26c0",
+    },
+}
 EXPECTED = {
     # the development machine's 2-core Intel Xeon (AVX-512 with bf16, no AMX)
-    "GenuineIntel/avx512": {
-        "1": {
-            "annealed": "42364b0209326aa748603b26f48d38407ac5655091abf90784f5058299146be7",
-            "canonical_mlp": "2f8824559a5eaaaf75dad013a113db6ad1d8939f73202fa2f359c3ed162f75b8",
-            "curriculum": "15d1d523b3e1c9809eb8420df1900f87164f2d37604a5149281e7e5d263a3fa4",
-            "other_levers": "713f0e4320ca67d11d037a606bf1d1deb7120373653b46c5d6b6778c6fa19c19",
-            "train_sh_default": "5f969b4352a9aa65bc08f55e495091f04208f8d80aa1aa17e66c54537c28af2a",
-        },
-        "0": {
-            "annealed": "8a98ea38782f0b645f4cb65a2d16ebb1dddb48c57bc129a613c21c3dd2a2bcd3",
-            "canonical_mlp": "7362e30652d146b83b6724d6549ee1cf38238d2282d7997a8e6e066ab3d67a17",
-            "curriculum": "56f25caddfda8d033ba784a71d3eaa289068d896deb80448fce9592f242a6fc2",
-            "other_levers": "b7a555edda0a5b66b6e76edf530c855020465dd6cf99acd714f4f5a135b96173",
-            "train_sh_default": "04a5c3a884fa8ceadf5e3927a72cf462b79e66253ffd295dc37215127a2e26c0",
-        },
-    },
-    # a 2-core AMD EPYC with AVX-512 (bf16, VNNI, VBMI2): dcd3f9c run on it (2026-11-30)
-    "AuthenticAMD/avx512": {
+    "GenuineIntel/avx512": INTEL_AVX512,
+    # a 2-core AMD EPYC of family 26 (Zen 5: AVX-512 with VP2INTERSECT, AVX-VNNI):
+    # dcd3f9c run on it (2026-12-02) gave the Intel Xeon's hashes, every recipe, both levels
+    "AuthenticAMD/avx512/family-26": INTEL_AVX512,
+    # a 2-core AMD EPYC of family 25 (Zen 4: AVX-512 with bf16, VNNI, VBMI2): dcd3f9c run
+    # on it (2026-11-30)
+    "AuthenticAMD/avx512/family-25": {
         "1": {
             "annealed": "42364b0209326aa748603b26f48d38407ac5655091abf90784f5058299146be7",
             "canonical_mlp": "2f8824559a5eaaaf75dad013a113db6ad1d8939f73202fa2f359c3ed162f75b8",
@@ -142,7 +148,9 @@ RECORDED_ON = ("cpu", "x86_64", "0.10.2")
 
 def processor_kind() -> str:
     """The CPU's vendor and whether it has AVX-512, as Linux's /proc/cpuinfo names them
-    ("unknown" elsewhere): what decides how XLA's CPU code rounds, as far as recorded."""
+    ("unknown" elsewhere), and for an AMD processor with AVX-512 its CPU family (Zen 4 and
+    Zen 5 round the grid network's convolutions differently): what decides how XLA's CPU
+    code rounds, as far as recorded."""
     try:
         with open("/proc/cpuinfo") as cpuinfo:
             first = cpuinfo.read().split("\n\n", 1)[0]  # the first processor's block
@@ -152,7 +160,10 @@ def processor_kind() -> str:
     fields = {key.strip(): value.strip() for key, value in pairs}
     vendor = fields.get("vendor_id") or "unknown"
     avx512 = "avx512f" in fields.get("flags", "").split()
-    return f"{vendor}/{'avx512' if avx512 else 'no-avx512'}"
+    kind = f"{vendor}/{'avx512' if avx512 else 'no-avx512'}"
+    if vendor == "AuthenticAMD" and avx512:
+        kind += f"/family-{fields.get('cpu family', 'unknown')}"
+    return kind
 
 
 def _digest(tree_leaves) -> str:
