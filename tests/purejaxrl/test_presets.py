@@ -77,7 +77,7 @@ def test_the_shipped_presets():
         "algorithm": "expert-iteration",
         "search_acting": "network",
         "search_share": 0.125,
-        "search_select": "split",  # specs/experiments/62-63
+        "search_select": "first",  # specs/experiments/66
         "search_ppo_coef": 1.0,
         "search_simulations": 16,
         "search_policy_target": "advantage",
@@ -94,7 +94,7 @@ def test_the_shipped_presets():
         "--search-share",
         "0.125",
         "--search-select",
-        "split",
+        "first",
         "--search-ppo-coef",
         "1",
         "--search-simulations",

@@ -311,6 +311,7 @@ def make_act(parts: Any, config: TrainConfig, env: ModuleType):
         if selector is not None:
             rows = selector(select_key, runner.env_state.stage, labelled)
         if scheduled:  # before the switch, exactly `first`: its key, its rows (in order)
+            assert rows is not None  # a schedule needs a selector (config.check_algorithm)
             selecting = levers.search_select > 0
             key = jnp.where(selecting, key, unsplit_key)
             rows = jnp.where(selecting, rows, jnp.arange(labelled))
