@@ -400,6 +400,23 @@ def test_split_envs_takes_half_the_furthest_and_draws_the_rest_from_the_others()
     assert len(np.asarray(split_envs(jax.random.PRNGKey(0), stage, 1))) == 1
 
 
+def _six_staged_games(seed: int):
+    """A tiny network's act inputs over 6 games on stages 1, 5, 2, 6, 7, 1, every action
+    legal: `(parts, mask, state, runner, params)`."""
+    from hackmatrix.purejaxrl.value_target import make_value_scale
+
+    games = 6
+    network = make_network(8, 1)
+    parts = types.SimpleNamespace(network=network, value_scale=make_value_scale("raw"))
+    rng = np.random.default_rng(seed)
+    obs = jnp.asarray((rng.random((games, OBS_SIZE)) < 0.05).astype(np.float32))
+    mask = jnp.ones((games, NUM_ACTIONS), bool)
+    state = _StagedState(stage=jnp.asarray([1, 5, 2, 6, 7, 1]), tag=jnp.arange(games))
+    runner = types.SimpleNamespace(obs=obs, env_state=state, shaping_carry=None)
+    params = network.init(jax.random.PRNGKey(4), obs[:1])
+    return parts, mask, state, runner, params
+
+
 @pytest.mark.parametrize("select", ["furthest", "split"])
 def test_a_share_selected_by_stage_searches_the_selected_games_in_their_own_rows(
     monkeypatch, select
@@ -409,18 +426,10 @@ def test_a_share_selected_by_stage_searches_the_selected_games_in_their_own_rows
     to that env's row, and the others keep all-zero targets with `searched` false. With
     `split` the search gets the 2 furthest games and one drawn from the others."""
     from hackmatrix.purejaxrl.expert_iteration import furthest_envs, make_act, split_envs
-    from hackmatrix.purejaxrl.value_target import make_value_scale
     from hackmatrix.search import search as search_module
 
     games, searched = 6, 3
-    network = make_network(8, 1)
-    parts = types.SimpleNamespace(network=network, value_scale=make_value_scale("raw"))
-    rng = np.random.default_rng(3)
-    obs = jnp.asarray((rng.random((games, OBS_SIZE)) < 0.05).astype(np.float32))
-    mask = jnp.ones((games, NUM_ACTIONS), bool)
-    state = _StagedState(stage=jnp.asarray([1, 5, 2, 6, 7, 1]), tag=jnp.arange(games))
-    runner = types.SimpleNamespace(obs=obs, env_state=state, shaping_carry=None)
-    params = network.init(jax.random.PRNGKey(4), obs[:1])
+    parts, mask, state, runner, params = _six_staged_games(seed=3)
     calls = []
 
     def stand_in(params, keys, env_state, **_options):
@@ -462,18 +471,10 @@ def test_a_scheduled_selection_acts_as_first_before_its_update_and_as_the_select
     network sample); at 1 it is `split`'s."""
     from hackmatrix.purejaxrl.expert_iteration import make_act
     from hackmatrix.purejaxrl.shaping import Levers
-    from hackmatrix.purejaxrl.value_target import make_value_scale
     from hackmatrix.search import search as search_module
 
     games = 6
-    network = make_network(8, 1)
-    parts = types.SimpleNamespace(network=network, value_scale=make_value_scale("raw"))
-    rng = np.random.default_rng(11)
-    obs = jnp.asarray((rng.random((games, OBS_SIZE)) < 0.05).astype(np.float32))
-    mask = jnp.ones((games, NUM_ACTIONS), bool)
-    state = _StagedState(stage=jnp.asarray([1, 5, 2, 6, 7, 1]), tag=jnp.arange(games))
-    runner = types.SimpleNamespace(obs=obs, env_state=state, shaping_carry=None)
-    params = network.init(jax.random.PRNGKey(4), obs[:1])
+    parts, mask, state, runner, params = _six_staged_games(seed=11)
     calls = []
 
     def stand_in(params, keys, env_state, **_options):
