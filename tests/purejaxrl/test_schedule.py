@@ -57,3 +57,24 @@ def test_a_curriculum_gives_env_params_for_every_update():
     np.testing.assert_allclose(np.asarray(params.curriculum_prob), expected)
     constant = levers.run_schedules(schedule_config(8, curriculum="mixed"), NAMES, curriculum)
     assert "curriculum_probability" in constant  # a curriculum is always a traced input
+
+
+def test_a_scheduled_selection_switches_on_its_update_and_reaches_the_act():
+    """`--search-select-from-update 3`: a switch input, 0 before update 3 and 1 from it, that
+    the trainer hands the act as `levers.search_select` (expert iteration reads it there)."""
+    import types
+
+    from hackmatrix.purejaxrl import train
+
+    sharing = dict(algorithm="expert-iteration", search_acting="network", search_share=0.5)
+    config = schedule_config(100, **sharing, search_select="split", search_select_from_update=3)
+    schedules = levers.run_schedules(config, NAMES)
+    assert set(schedules) == {"search_select"}
+    inputs = levers.chunk_inputs(schedules, 2, 4, config.num_updates)
+    np.testing.assert_array_equal(inputs["search_select"], [0.0, 1.0, 1.0, 1.0])
+    assert [train.search_select_at(config, u) for u in (0, 2, 3, 99)] == [0.0, 0.0, 1.0, 1.0]
+    parts = types.SimpleNamespace(fixed_weights=None)
+    handed = train._Parts.levers(parts, {"search_select": inputs["search_select"][1]})
+    assert float(handed.search_select) == 1.0
+    unscheduled = schedule_config(100, **sharing, search_select="split")
+    assert "search_select" not in levers.run_schedules(unscheduled, NAMES)
