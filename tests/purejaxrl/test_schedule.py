@@ -6,6 +6,7 @@ import pytest
 import standin_env
 from conftest import schedule_config
 
+from hackmatrix.purejaxrl import config as cfg
 from hackmatrix.purejaxrl import curriculum_flags, levers
 from hackmatrix.purejaxrl.schedule import Schedule
 
@@ -78,3 +79,8 @@ def test_a_scheduled_selection_switches_on_its_update_and_reaches_the_act():
     assert float(handed.search_select) == 1.0
     unscheduled = schedule_config(100, **sharing, search_select="split")
     assert "search_select" not in levers.run_schedules(unscheduled, NAMES)
+    assert cfg.search_select_note(config) is None and cfg.search_select_note(unscheduled) is None
+    # a switch at or past the run's end is allowed (a resume may extend the run), and noted
+    late = schedule_config(100, **sharing, search_select="split", search_select_from_update=100)
+    note = cfg.search_select_note(late)
+    assert note is not None and "update 100" in note and "(100)" in note and "resume" in note

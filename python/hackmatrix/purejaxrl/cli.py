@@ -312,7 +312,12 @@ def finish_config(plan: Plan, host: Host, curriculum) -> None:
         print("\n".join(config_table(plan.resolved)))
     for line in plan.resolved.lines:
         say(line)
-    for levers_note in (cfg.program_levers_note(config), cfg.program_levers_batch_note(config)):
+    notes = (
+        cfg.program_levers_note(config),
+        cfg.program_levers_batch_note(config),
+        cfg.search_select_note(config),
+    )
+    for levers_note in notes:
         if levers_note:
             say(levers_note)
     say(

@@ -1237,6 +1237,19 @@ def program_levers_note(config: TrainConfig) -> str | None:
     )
 
 
+def search_select_note(config: TrainConfig) -> str | None:
+    """The start-up note for a run that ends before `--search-select-from-update`: it
+    searches the first envs throughout (allowed: a resume can carry it past the switch)."""
+    switch = config.search_select_from_update
+    if switch == 0 or switch < config.num_updates:
+        return None
+    return (
+        f"Note: --search-select {config.search_select} picks the searched envs from update "
+        f"{switch}, after this run's last update ({config.num_updates}): this run searches "
+        "the first envs throughout unless a resume extends it"
+    )
+
+
 # The batch the staged default's delay was measured at (specs/experiments/19-, 20-*.md): 256 x 128.
 STAGED_DELAY_BATCH = 256 * 128
 
