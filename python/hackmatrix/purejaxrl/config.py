@@ -1226,27 +1226,35 @@ def check_program_levers_delay(config: TrainConfig) -> None:
         )
 
 
-def program_levers_note(config: TrainConfig) -> str | None:
-    """The start-up note for a run that ends before its program levers come in."""
-    delay = config.program_levers_from_update
-    if delay == 0 or delay < config.num_updates:
+def _late_switch_note(switch: int, num_updates: int, what: str, here: str) -> str | None:
+    """The start-up note for a switch at or past the run's last update (allowed: the run is
+    the first part of one that a resume extends); None for a switch inside the run or none."""
+    if switch == 0 or switch < num_updates:
         return None
     return (
-        f"Note: the program levers pay from update {delay}, after this run's last update "
-        f"({config.num_updates}): they pay nothing here unless a resume extends the run"
+        f"Note: {what} from update {switch}, after this run's last update ({num_updates}): "
+        f"{here} unless a resume extends the run"
+    )
+
+
+def program_levers_note(config: TrainConfig) -> str | None:
+    """The start-up note for a run that ends before its program levers come in."""
+    return _late_switch_note(
+        config.program_levers_from_update,
+        config.num_updates,
+        "the program levers pay",
+        "they pay nothing here",
     )
 
 
 def search_select_note(config: TrainConfig) -> str | None:
     """The start-up note for a run that ends before `--search-select-from-update`: it
     searches the first envs throughout (allowed: a resume can carry it past the switch)."""
-    switch = config.search_select_from_update
-    if switch == 0 or switch < config.num_updates:
-        return None
-    return (
-        f"Note: --search-select {config.search_select} picks the searched envs from update "
-        f"{switch}, after this run's last update ({config.num_updates}): this run searches "
-        "the first envs throughout unless a resume extends it"
+    return _late_switch_note(
+        config.search_select_from_update,
+        config.num_updates,
+        f"--search-select {config.search_select} picks the searched envs",
+        "this run searches the first envs throughout",
     )
 
 

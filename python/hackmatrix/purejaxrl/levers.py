@@ -49,19 +49,25 @@ def weights_schedule(config, reward_names) -> Schedule | None:
     return Schedule.linear(start, end, config.reward_weights_anneal)
 
 
+def _switch_from(update: int) -> Schedule | None:
+    """0 before `update`, 1 from it; None for update 0 (on from the start: nothing moves)."""
+    return Schedule.switch(0.0, 1.0, update) if update > 0 else None
+
+
 def program_levers_schedule(config) -> Schedule | None:
     """0 before `--program-levers-from-update`, 1 from it; None when the levers never wait."""
-    if config.program_levers_from_update <= 0:
-        return None
-    return Schedule.switch(0.0, 1.0, config.program_levers_from_update)
+    return _switch_from(config.program_levers_from_update)
 
 
 def search_select_schedule(config) -> Schedule | None:
     """0 before `--search-select-from-update` (the first envs are searched), 1 from it (as
     `--search-select` picks them); None when the selection never waits."""
-    if config.search_select_from_update <= 0:
-        return None
-    return Schedule.switch(0.0, 1.0, config.search_select_from_update)
+    return _switch_from(config.search_select_from_update)
+
+
+def switched_on(schedule: Schedule | None, update: int, num_updates: int) -> float:
+    """A switch's value at `update`: 1 for none (on from the start)."""
+    return 1.0 if schedule is None else float(schedule.at(update, num_updates))
 
 
 def curriculum_schedule(curriculum) -> Schedule | None:

@@ -175,15 +175,13 @@ def ent_coef_at(config: TrainConfig, update: int) -> float:
 
 def program_levers_at(config: TrainConfig, update: int) -> float:
     """1 when the program levers act at `update`, 0 before `--program-levers-from-update`."""
-    schedule = levers.program_levers_schedule(config)
-    return 1.0 if schedule is None else float(schedule.at(update, config.num_updates))
+    return levers.switched_on(levers.program_levers_schedule(config), update, config.num_updates)
 
 
 def search_select_at(config: TrainConfig, update: int) -> float:
     """1 when `--search-select` picks the searched envs at `update`, 0 before
     `--search-select-from-update` (the first envs are searched)."""
-    schedule = levers.search_select_schedule(config)
-    return 1.0 if schedule is None else float(schedule.at(update, config.num_updates))
+    return levers.switched_on(levers.search_select_schedule(config), update, config.num_updates)
 
 
 def reward_anneal_progress(config: TrainConfig, update: int) -> float:
