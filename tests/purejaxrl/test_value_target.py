@@ -87,6 +87,8 @@ def test_the_flag_is_shown_stored_and_kept_on_resume(tmp_path, capsys):
     )
     out = capsys.readouterr().out
     assert "Note: value target (the head relearns its scale) changes from symlog to raw" in out
+    # ...and its layer starts from zero rather than reading symlog values as returns.
+    assert "learns on raw: its layer starts from zero (V = 0)" in out
     # A PPO coefficient given on a resume changes the checkpoint's, said aloud; the others
     # continue the checkpoint's.
     assert "Note: value-loss coefficient changes from 0.5 to 0.1" in out

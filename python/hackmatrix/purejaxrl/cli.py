@@ -80,7 +80,13 @@ def curriculum_env_params(config: cfg.TrainConfig, env: ModuleType, curriculum, 
 def schedule_metrics(config: cfg.TrainConfig, curriculum, updates: range) -> dict[str, float]:
     """The scheduled settings of a chunk's `updates`, each the mean over them (a switch
     inside the chunk reads as the share of its updates switched on); only those that move."""
-    from .train import ent_coef_at, program_levers_at, reward_anneal_progress, search_select_at
+    from .train import (
+        ent_coef_at,
+        program_levers_at,
+        reward_anneal_progress,
+        search_select_at,
+        value_only_at,
+    )
 
     readings: dict[str, Any] = {}
     if curriculum is not None:
@@ -93,6 +99,8 @@ def schedule_metrics(config: cfg.TrainConfig, curriculum, updates: range) -> dic
         readings["train/program_levers"] = lambda u: program_levers_at(config, u)
     if config.search_select_from_update > 0:
         readings["train/search_select"] = lambda u: search_select_at(config, u)
+    if config.value_warmup_updates > 0:
+        readings["train/value_only"] = lambda u: value_only_at(config, u)
     return {name: float(np.mean([read(u) for u in updates])) for name, read in readings.items()}
 
 
@@ -316,6 +324,7 @@ def finish_config(plan: Plan, host: Host, curriculum) -> None:
         cfg.program_levers_note(config),
         cfg.program_levers_batch_note(config),
         cfg.search_select_note(config),
+        cfg.value_warmup_note(config),
     )
     for levers_note in notes:
         if levers_note:
@@ -563,6 +572,14 @@ def build(plan: Plan, host: Host, opened: OpenedRun, env: ModuleType, curriculum
             plan.resume_path, plan.payload, to_host(runner), reset_optimizer=run.reset_optimizer
         )
         runner = place_runner_state(trainer, runner)
+        trained_with = plan.payload["config"].get("value_target", "raw")
+        if trained_with != config.value_target:
+            params = _restart_value_head(runner.train_state.params, trainer)
+            runner = runner._replace(train_state=runner.train_state.replace(params=params))
+            say(
+                f"Note: the value head learned on the {trained_with} scale; from here it "
+                f"learns on {config.value_target}: its layer starts from zero (V = 0)"
+            )
         say(
             "Restored params"
             + ("" if run.reset_optimizer else ", Adam state")
@@ -590,11 +607,22 @@ def _init_from(plan: Plan, trainer: Any, runner: Any, say) -> Any:
     say(f"Initialised the network from {source} (weights only: fresh optimizer and games)")
     trained_with = stored.get("value_target", "raw") if stored else None
     if trained_with is not None and trained_with != config.value_target:
+        params = _restart_value_head(params, trainer)
         say(
             f"Note: {source} learned its value head on the {trained_with} scale, this run "
-            f"trains it on {config.value_target} (the head relearns its scale)"
+            f"trains it on {config.value_target}: the head's layer starts from zero "
+            "(V = 0) and relearns its scale"
         )
     return runner._replace(train_state=runner.train_state.replace(params=params))
+
+
+def _restart_value_head(params: Any, trainer: Any) -> Any:
+    """The value head's layer zeroed (V = 0), for a head that learned another scale."""
+    import jax
+
+    from .network import with_value_head_zeroed
+
+    return jax.device_put(with_value_head_zeroed(jax.device_get(params)), trainer.replicated)
 
 
 # ------------------------------------------------------------------------- loop

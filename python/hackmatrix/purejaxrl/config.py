@@ -352,6 +352,17 @@ class TrainConfig:
     vf_coef: float = option(
         0.5, section="ppo", help="weight of the value loss", label="value-loss coefficient"
     )
+    value_warmup_updates: int = option(
+        0,
+        section="ppo",
+        metavar="N",
+        help="the first N updates move the value head's own layer only (the rest of the "
+        "network stays as it is, while the optimizer sees every gradient), so a head that "
+        "learned another scale or another reward refits before the policy trains on its "
+        "advantages; 0: off",
+        label="value-head warm-up updates",
+        show=_off_when(0),
+    )
     ent_coef: float = option(
         0.15,
         section="ppo",
@@ -960,6 +971,11 @@ def validate(config: TrainConfig) -> None:
             raise ValueError(
                 f"--{name.replace('_', '-')} must be a finite non-negative number, got {value}"
             )
+    warmup = config.value_warmup_updates
+    if not isinstance(warmup, int) or isinstance(warmup, bool) or warmup < 0:
+        raise ValueError(
+            f"--value-warmup-updates must be a whole number of updates >= 0, got {warmup!r}"
+        )
     if config.value_target not in VALUE_TARGETS:
         raise ValueError(
             f"--value-target must be {' or '.join(VALUE_TARGETS)}, got {config.value_target!r}"
@@ -1255,6 +1271,17 @@ def search_select_note(config: TrainConfig) -> str | None:
         config.num_updates,
         f"--search-select {config.search_select} picks the searched envs",
         "this run searches the first envs throughout",
+    )
+
+
+def value_warmup_note(config: TrainConfig) -> str | None:
+    """The start-up note for a run that the value head's warm-up fills: only the head
+    moves in it (allowed: a warm start for later runs, or a resume extends it)."""
+    return _late_switch_note(
+        config.value_warmup_updates,
+        config.num_updates,
+        "the whole network trains",
+        "only the value head moves in this run",
     )
 
 

@@ -2,10 +2,10 @@
 
 `run_schedules` turns a config into the schedules that move during a run (the entropy
 coefficient's anneal, the reward weights' anneal, the program levers' switch, the search's
-selection switch, the curriculum probability); settings that never move are compiled into
-the trainer as constants. `chunk_inputs` evaluates the moving ones for every update of one
-compiled chunk: the chunk reads row i at its update i, so a schedule switches on the update it
-names.
+selection switch, the value head's warm-up, the curriculum probability); settings that never
+move are compiled into the trainer as constants. `chunk_inputs` evaluates the moving ones for
+every update of one compiled chunk: the chunk reads row i at its update i, so a schedule
+switches on the update it names.
 """
 
 from __future__ import annotations
@@ -65,6 +65,13 @@ def search_select_schedule(config) -> Schedule | None:
     return _switch_from(config.search_select_from_update)
 
 
+def value_warmup_schedule(config) -> Schedule | None:
+    """1 while only the value head trains (the first `--value-warmup-updates`), 0 from then
+    on; None without a warm-up."""
+    warmup = config.value_warmup_updates
+    return Schedule.switch(1.0, 0.0, warmup) if warmup > 0 else None
+
+
 def switched_on(schedule: Schedule | None, update: int, num_updates: int) -> float:
     """A switch's value at `update`: 1 for none (on from the start)."""
     return 1.0 if schedule is None else float(schedule.at(update, num_updates))
@@ -89,6 +96,7 @@ def run_schedules(config, reward_names, curriculum=None) -> dict[str, Schedule]:
         "weights": weights_schedule(config, reward_names),
         "program_levers": program_levers_schedule(config),
         "search_select": search_select_schedule(config),
+        "value_only": value_warmup_schedule(config),
         "curriculum_probability": curriculum_schedule(curriculum),
     }
     return {

@@ -211,6 +211,27 @@ def network_config_from_params(params: Mapping) -> dict[str, Any]:
     )
 
 
+def value_head_layer(params: Mapping) -> str:
+    """The name of the layer that reads the value off the features: `critic` in the
+    grid network, the last `Dense_i` in the mlp (training.md §2.3). `--value-warmup-updates`
+    trains it alone."""
+    kind = network_config_from_params(params)["network"]
+    if kind == "grid":
+        return "critic"
+    layers = params["params"]
+    return f"Dense_{len(layers) - 1}"
+
+
+def with_value_head_zeroed(params: Mapping) -> dict:
+    """`params` with the value head's layer at zero, so V is 0 on either value scale: a head
+    that learned another `--value-target` scale reads nonsense on this one (a raw value of
+    30 read as symlog is e^30), and its advantages would push the policy anywhere."""
+    head = value_head_layer(params)
+    layers = dict(params["params"])
+    layers[head] = jax.tree_util.tree_map(jnp.zeros_like, layers[head])
+    return {**params, "params": layers}
+
+
 def network_from_config(config: Mapping) -> nn.Module:
     """The network a stored training config describes.
 

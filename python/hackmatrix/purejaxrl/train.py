@@ -41,7 +41,7 @@ from ..names import FIRST_PROGRAM_ACTION
 from . import curriculum_flags, distribution, levers, restarts, shaping
 from .autoreset import make_auto_reset
 from .config import EXPERT_ITERATION, TrainConfig
-from .network import NUM_ACTIONS, OBS_SIZE, make_network
+from .network import NUM_ACTIONS, OBS_SIZE, make_network, value_head_layer
 from .schedule import Schedule
 from .value_target import make_value_scale
 
@@ -182,6 +182,12 @@ def search_select_at(config: TrainConfig, update: int) -> float:
     """1 when `--search-select` picks the searched envs at `update`, 0 before
     `--search-select-from-update` (the first envs are searched)."""
     return levers.switched_on(levers.search_select_schedule(config), update, config.num_updates)
+
+
+def value_only_at(config: TrainConfig, update: int) -> float:
+    """1 while `--value-warmup-updates` lets only the value head move, 0 after."""
+    schedule = levers.value_warmup_schedule(config)
+    return 0.0 if schedule is None else float(schedule.at(update, config.num_updates))
 
 
 def reward_anneal_progress(config: TrainConfig, update: int) -> float:
@@ -617,7 +623,7 @@ def _make_learn(parts: _Parts, loss_fn, loss_inputs):
     batch_size, num_minibatches = config.batch_size, config.num_minibatches
 
     def minibatch_step(carry, indices):
-        train_state, batch, ent_coef, ent_coef_programs = carry
+        train_state, batch, ent_coef, ent_coef_programs, value_only = carry
         # This minibatch's rows are gathered here rather than a shuffled copy of
         # the whole batch being made per epoch: the same rows in the same order,
         # without writing and re-reading the 1.6 GB of observations at 2,048 x 128.
@@ -635,18 +641,21 @@ def _make_learn(parts: _Parts, loss_fn, loss_inputs):
             "train/grad_norm": grad_norm,
             "train/grad_clipped_frac": (grad_norm > config.max_grad_norm).astype(jnp.float32),
         }
-        new_state = train_state.apply_gradients(grads=grads)
-        return (new_state, batch, ent_coef, ent_coef_programs), losses
+        if value_only is None:
+            new_state = train_state.apply_gradients(grads=grads)
+        else:
+            new_state = apply_gradients_value_only(train_state, grads, value_only)
+        return (new_state, batch, ent_coef, ent_coef_programs, value_only), losses
 
     def epoch_step(carry, _):
-        train_state, rng, batch, ent_coef, ent_coef_programs = carry
+        train_state, rng, batch, ent_coef, ent_coef_programs, value_only = carry
         rng, perm_key = jax.random.split(rng)
         permutation = jax.random.permutation(perm_key, batch_size)
-        inner = (train_state, batch, ent_coef, ent_coef_programs)
+        inner = (train_state, batch, ent_coef, ent_coef_programs, value_only)
         inner, losses = jax.lax.scan(
             minibatch_step, inner, permutation.reshape(num_minibatches, -1)
         )
-        return (inner[0], rng, batch, ent_coef, ent_coef_programs), losses
+        return (inner[0], rng, batch, ent_coef, ent_coef_programs, value_only), losses
 
     def learn(
         train_state,
@@ -656,21 +665,41 @@ def _make_learn(parts: _Parts, loss_fn, loss_inputs):
         targets,
         ent_coef=None,
         ent_coef_programs=None,
+        value_only=None,
     ):
         """`update_epochs` passes of shuffled minibatch Adam steps; the losses [epochs, mb].
 
         `ent_coef` (traced, scheduled) replaces `config.ent_coef`; None keeps the constant.
-        Likewise `ent_coef_programs` (`--ent-coef-programs`): None leaves the term out."""
+        Likewise `ent_coef_programs` (`--ent-coef-programs`): None leaves the term out, and
+        `value_only` (`--value-warmup-updates`, 1 or 0): None moves every parameter."""
         # Only what loss_fn reads goes into the minibatches (not rewards, metrics...).
         inputs = loss_inputs(traj)
         flat = jax.tree_util.tree_map(
             lambda x: x.reshape((batch_size,) + x.shape[2:]), (inputs, advantages, targets)
         )
-        carry = (train_state, epoch_key, flat, ent_coef, ent_coef_programs)
+        carry = (train_state, epoch_key, flat, ent_coef, ent_coef_programs, value_only)
         carry, losses = jax.lax.scan(epoch_step, carry, None, config.update_epochs)
         return carry[0], losses
 
     return learn
+
+
+def apply_gradients_value_only(train_state: TrainState, grads, value_only) -> TrainState:
+    """One optimizer step in which, while `value_only` is 1, only the value head's layer moves.
+
+    The optimizer sees every gradient as usual (its moments stay warm for the switch); its
+    step is dropped on the other layers, which keep their values bit for bit."""
+    updates, opt_state = train_state.tx.update(grads, train_state.opt_state, train_state.params)
+    head = value_head_layer(train_state.params)
+    frozen = value_only > 0
+    layer_updates = {
+        name: layer
+        if name == head
+        else jax.tree_util.tree_map(lambda u: jnp.where(frozen, jnp.zeros_like(u), u), layer)
+        for name, layer in updates["params"].items()
+    }
+    new_params = optax.apply_updates(train_state.params, {**updates, "params": layer_updates})
+    return train_state.replace(step=train_state.step + 1, params=new_params, opt_state=opt_state)
 
 
 def rollout_metrics(traj: Transition, reward_names: Sequence[str]) -> dict[str, jax.Array]:
@@ -751,6 +780,7 @@ def _make_update(parts: _Parts, rollout, compute_gae, learn):
             targets,
             inputs.get("ent_coef"),
             ent_coef_programs,
+            inputs.get("value_only"),
         )
         metrics = {k: v.mean() for k, v in losses.items()}
         metrics.update(rollout_metrics(traj, parts.reward_names))
