@@ -124,3 +124,69 @@ def test_off_by_default_and_bad_settings_are_clear_errors():
     ]:
         with pytest.raises(ValueError, match=message):
             cfg.check_restarts(cfg.TrainConfig(**fields))
+
+
+# ------------------------------------------------ --restart-advantages apart
+
+
+def test_advantages_together_are_the_plain_normalisation_bit_for_bit():
+    from hackmatrix.purejaxrl.train import normalised_advantages
+
+    advantages = jax.random.normal(jax.random.PRNGKey(0), (64,)) * 3 + 1
+    plain = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+    np.testing.assert_array_equal(normalised_advantages(advantages), plain)
+
+
+def test_advantages_apart_are_normalised_within_each_origin():
+    from hackmatrix.purejaxrl.train import normalised_advantages
+
+    key_a, key_b = jax.random.split(jax.random.PRNGKey(1))
+    canonical = jax.random.normal(key_a, (48,)) * 2 + 1  # the early stages' narrow spread
+    restarted = jax.random.normal(key_b, (16,)) * 30 - 5  # a restarted game's wide one
+    advantages = jnp.concatenate([canonical, restarted])
+    origin = jnp.arange(64) >= 48
+    out = np.asarray(normalised_advantages(advantages, origin))
+    for group in (out[:48], out[48:]):
+        np.testing.assert_allclose([group.mean(), group.std()], [0.0, 1.0], atol=1e-5)
+    # Together, the wide group sets the scale: the canonical steps shrink to a tenth or so.
+    assert np.asarray(normalised_advantages(advantages))[:48].std() < 0.2
+    # One origin only: apart is together.
+    np.testing.assert_allclose(
+        normalised_advantages(canonical, jnp.zeros(48, bool)),
+        normalised_advantages(canonical),
+        rtol=1e-5,
+        atol=1e-6,
+    )
+
+
+def test_restart_advantages_settings_are_checked():
+    assert cfg.TrainConfig().restart_advantages == "together"
+    for fields, message in [
+        ({"restart_advantages": "sideways"}, "--restart-advantages must be together or apart"),
+        ({"restart_advantages": "apart"}, "needs --restart-share above 0"),
+        (
+            {"restart_advantages": "apart", "restart_share": 0.25, "algorithm": "expert-iteration"},
+            "is PPO's",
+        ),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            cfg.check_restarts(cfg.TrainConfig(**fields))
+    cfg.check_restarts(cfg.TrainConfig(restart_advantages="apart", restart_share=0.25))
+
+
+def test_a_trainer_keeps_restarted_games_advantages_apart():
+    """As above, every game after each env's first restarts: the steps of the first games are
+    marked canonical, the later ones restarted, and the update trains on both."""
+    config = rollout_config(
+        restart_share=1.0, restart_min_stage=3, max_episode_steps=6, restart_advantages="apart"
+    )
+    params = jax_env.curriculum_params(1.0, stage_weights=[0, 0, 1, 0, 0, 0, 0, 0])
+    trainer = make_train(config, jax_env, env_params=params)
+    runner = trainer.init(jax.random.PRNGKey(2))
+    traj = jax.jit(lambda r: trainer.phases["rollout"](r)[1])(runner)
+    origin, done = np.asarray(traj.restart_origin), np.asarray(traj.done)
+    first_end = done.argmax(axis=0)  # each env's first game ends by step 6
+    steps = np.arange(done.shape[0])[:, None]
+    np.testing.assert_array_equal(origin, steps > first_end)
+    _, metrics = jax.jit(trainer.phases["update"])(runner)
+    assert np.isfinite(float(metrics["train/pg_loss"]))

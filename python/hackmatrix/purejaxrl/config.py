@@ -34,6 +34,8 @@ LR_STEPS_PRODUCT = 4e-3
 RESUME_LATEST = "__latest__"
 # `--program-bonus-scale`: how a taken program's bonus is sized (training.md §1.1).
 PROGRAM_BONUS_SCALES = ("flat", "spawn-cost")
+# `--restart-advantages`: how PPO normalises a minibatch's advantages when games restart.
+RESTART_ADVANTAGES = ("together", "apart")
 # `--value-target`: the scale the value head learns on (training.md §2.6, value_target.py).
 VALUE_TARGETS = ("raw", "symlog")
 # The preset a run uses unless `--preset` names another (presets/default.toml).
@@ -612,6 +614,17 @@ class TrainConfig:
         help="with --restart-share: how many remembered states the ring holds (one joins "
         "per env step, the oldest leaves)",
     )
+    restart_advantages: str = option(
+        "together",
+        section="restarts",
+        choices=RESTART_ADVANTAGES,
+        help="with --restart-share, PPO: how a minibatch's advantages are normalised; "
+        "together: over all its steps, as always; apart: the steps of restarted games and "
+        "of games that began at a reset each over their own (a restarted game's late-stage "
+        "advantages spread ~10x wider and would shrink the early stages' gradient, "
+        "specs/experiments/67)",
+        label="restart advantages normalised",
+    )
 
     # -- logging
     log_interval: int = option(
@@ -1131,6 +1144,18 @@ def check_restarts(config: TrainConfig) -> None:
     size = config.restart_buffer
     if not isinstance(size, int) or isinstance(size, bool) or size < 1:
         raise ValueError(f"--restart-buffer must be a whole number >= 1, got {size!r}")
+    _check_one_of(config, "restart_advantages")
+    if config.restart_advantages == "apart":
+        if config.restart_share == 0:
+            raise ValueError(
+                "--restart-advantages apart needs --restart-share above 0 (without restarts "
+                "every game began at a reset: there is nothing to keep apart)"
+            )
+        if config.algorithm != "ppo":
+            raise ValueError(
+                "--restart-advantages apart is PPO's (expert iteration's loss does not read "
+                f"the games' origin), got --algorithm {config.algorithm}"
+            )
 
 
 def check_algorithm(config: TrainConfig) -> None:

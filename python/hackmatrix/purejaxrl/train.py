@@ -98,6 +98,8 @@ class Transition(NamedTuple):
     # statistics count these only) and bool[E] the env's next game is a restart; else None.
     counted: Any = None
     restarted: Any = None
+    # With --restart-advantages apart: bool[E] the step's game began at a restart; else None.
+    restart_origin: Any = None
 
 
 class Acted(NamedTuple):
@@ -117,6 +119,7 @@ class LossInputs(NamedTuple):
     mask: jnp.ndarray
     action: jnp.ndarray
     log_prob: jnp.ndarray
+    restart_origin: Any = None  # with --restart-advantages apart (Transition's)
 
 
 class Trainer(NamedTuple):
@@ -456,6 +459,9 @@ def _make_env_step(parts: _Parts, act):
         # Auto-reset with its own keys; the carried obs is the post-reset one.
         next_state, next_obs = auto_reset(reset_key, done, next_state, next_obs, env_params)
         ring, counted, restarted = runner.restarts, None, None
+        restart_origin = None
+        if ring is not None and config.restart_advantages == "apart":
+            restart_origin = ring.restarted  # this step's game, before any restart below
         if ring is not None:  # --restart-share: remember a late state, restart some games
             remember_key, restart_key = jax.random.split(jax.random.fold_in(reset_key, 1))
             late = ~done & (stepped_state.stage >= config.restart_min_stage)
@@ -498,6 +504,7 @@ def _make_env_step(parts: _Parts, act):
             search=acted.search,
             counted=counted,
             restarted=restarted,
+            restart_origin=restart_origin,
         )
         new_runner = runner._replace(
             env_state=sharded(next_state),
@@ -602,7 +609,7 @@ def clipped_surrogate(logits, inputs, advantages, clip_eps: float):
     log_prob = distribution.log_prob(logits, inputs.mask, inputs.action)
     log_ratio = log_prob - inputs.log_prob
     ratio = jnp.exp(log_ratio)
-    advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+    advantages = normalised_advantages(advantages, getattr(inputs, "restart_origin", None))
     clipped = jnp.clip(ratio, 1.0 - clip_eps, 1.0 + clip_eps)
     pg_loss = jnp.maximum(-advantages * ratio, -advantages * clipped).mean()
     return pg_loss, {
@@ -612,9 +619,31 @@ def clipped_surrogate(logits, inputs, advantages, clip_eps: float):
     }
 
 
+def normalised_advantages(advantages, restart_origin=None):
+    """A minibatch's advantages at mean 0 and spread 1: over all its steps, or with
+    `restart_origin` (bool, `--restart-advantages apart`) the steps of restarted games and
+    of the others each over their own, so neither group's spread sets the other's scale."""
+    if restart_origin is None:
+        return (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+
+    def within(group):
+        count = jnp.maximum(group.sum(), 1)
+        mean = jnp.sum(jnp.where(group, advantages, 0.0)) / count
+        spread = jnp.sqrt(jnp.sum(jnp.where(group, (advantages - mean) ** 2, 0.0)) / count)
+        return (advantages - mean) / (spread + 1e-8)
+
+    return jnp.where(restart_origin, within(restart_origin), within(~restart_origin))
+
+
 def ppo_loss_inputs(traj: Transition) -> LossInputs:
     """What PPO's loss reads of a rollout (nothing else goes into the minibatches)."""
-    return LossInputs(obs=traj.obs, mask=traj.mask, action=traj.action, log_prob=traj.log_prob)
+    return LossInputs(
+        obs=traj.obs,
+        mask=traj.mask,
+        action=traj.action,
+        log_prob=traj.log_prob,
+        restart_origin=traj.restart_origin,
+    )
 
 
 def _make_learn(parts: _Parts, loss_fn, loss_inputs):
