@@ -458,11 +458,10 @@ def _make_env_step(parts: _Parts, act):
         stepped_state = next_state
         # Auto-reset with its own keys; the carried obs is the post-reset one.
         next_state, next_obs = auto_reset(reset_key, done, next_state, next_obs, env_params)
-        ring, counted, restarted = runner.restarts, None, None
-        restart_origin = None
-        if ring is not None and config.restart_advantages == "apart":
-            restart_origin = ring.restarted  # this step's game, before any restart below
+        ring, counted, restarted, restart_origin = runner.restarts, None, None, None
         if ring is not None:  # --restart-share: remember a late state, restart some games
+            if config.restart_advantages == "apart":
+                restart_origin = ring.restarted  # this step's game, before any restart below
             remember_key, restart_key = jax.random.split(jax.random.fold_in(reset_key, 1))
             late = ~done & (stepped_state.stage >= config.restart_min_stage)
             counted = done & ~ring.restarted
