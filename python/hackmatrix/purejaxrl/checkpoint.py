@@ -523,8 +523,11 @@ def load_initial_params(path: Path, config: dict, template: Any) -> tuple[Any, P
     latest checkpoint), shaped like `template` (this run's freshly initialised params).
 
     Refuses weights of another network than `config`'s (kind and sizes), naming the flags
-    that would build theirs. Returns (params, the file read, its run's stored config)."""
-    from .network import network_config_from_params
+    that would build theirs. Weights with a shared trunk start a `--value-trunk separate`
+    run with the value trunk a copy of theirs; weights with a separate value trunk cannot
+    start a shared one (which trunk would the critic keep?). Returns (params, the file
+    read, its run's stored config)."""
+    from .network import network_config_from_params, with_value_trunk_copied
 
     source = resolve_params_path(path)
     params = load_params(source)
@@ -541,6 +544,15 @@ def load_initial_params(path: Path, config: dict, template: Any) -> tuple[Any, P
             f"{found['num_layers']} x {found['hidden_dim']}, this run builds {wanted}; "
             f"give {flags}"
         )
+    theirs = found.get("value_trunk", "shared")
+    ours = config.get("value_trunk") or "shared"
+    if theirs == "separate" and ours != "separate":
+        raise CheckpointError(
+            f"--init-from {source}: holds a network with a separate value trunk, this run "
+            f"builds a shared one; give --value-trunk separate"
+        )
+    if theirs == "shared" and ours == "separate":
+        params = with_value_trunk_copied(params)
     return _match_tree(source, "params", template, params), source, stored_config(source)
 
 

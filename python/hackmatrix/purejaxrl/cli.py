@@ -421,7 +421,8 @@ def _resumed_run(plan: Plan, host: Host) -> OpenedRun:
         )
     for note in resume_changes(stored, config):
         say(note)
-    stored = {"network": "mlp", **stored}  # checkpoints from before --network are mlp
+    # Checkpoints from before --network are mlp, from before --value-trunk shared.
+    stored = {"network": "mlp", "value_trunk": "shared", **stored}
     for key in NETWORK_SHAPE:
         if stored.get(key) != getattr(config, key):
             raise CheckpointError(
@@ -605,6 +606,8 @@ def _init_from(plan: Plan, trainer: Any, runner: Any, say) -> Any:
     )
     params = jax.device_put(params, trainer.replicated)
     say(f"Initialised the network from {source} (weights only: fresh optimizer and games)")
+    if config.value_trunk == "separate" and (stored or {}).get("value_trunk") != "separate":
+        say("Note: the value trunk starts as a copy of the shared trunk it was read from")
     trained_with = stored.get("value_target", "raw") if stored else None
     if trained_with is not None and trained_with != config.value_target:
         params = _restart_value_head(params, trainer)

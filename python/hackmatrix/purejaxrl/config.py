@@ -38,6 +38,8 @@ PROGRAM_BONUS_SCALES = ("flat", "spawn-cost")
 RESTART_ADVANTAGES = ("together", "apart")
 # `--value-target`: the scale the value head learns on (training.md §2.6, value_target.py).
 VALUE_TARGETS = ("raw", "symlog")
+# `--value-trunk`: the value head reads the policy's trunk, or a copy of its own (grid only).
+VALUE_TRUNKS = ("shared", "separate")
 # The preset a run uses unless `--preset` names another (presets/default.toml).
 DEFAULT_PRESET = "default"
 # `--algorithm`: how the network learns (training.md §2, §2.10).
@@ -406,6 +408,15 @@ class TrainConfig:
         256, section="network", help="width of each hidden layer of the shared trunk"
     )
     num_layers: int = option(2, section="network", help="hidden layers of the shared trunk")
+    value_trunk: str = option(
+        "shared",
+        section="network",
+        choices=VALUE_TRUNKS,
+        help="shared: the value head reads the policy's trunk; separate (grid only): the value "
+        "head reads a copy of every layer of its own, so neither loss moves the other's "
+        "features (twice the forward cost; --init-from a shared checkpoint copies its trunk); "
+        "a resume refuses another value trunk than the checkpoint's",
+    )
     value_target: str = option(
         "raw",
         section="network",
@@ -984,11 +995,12 @@ def validate(config: TrainConfig) -> None:
             raise ValueError(
                 f"--{name.replace('_', '-')} must be a finite non-negative number, got {value}"
             )
-    warmup = config.value_warmup_updates
-    if not isinstance(warmup, int) or isinstance(warmup, bool) or warmup < 0:
+    _check_one_of(config, "value_trunk")
+    if config.value_trunk == "separate" and config.network != "grid":
         raise ValueError(
-            f"--value-warmup-updates must be a whole number of updates >= 0, got {warmup!r}"
+            "--value-trunk separate is built for the grid network only; give --network grid"
         )
+    _check_whole(config, "value_warmup_updates", 0, unit=" of updates")
     if config.value_target not in VALUE_TARGETS:
         raise ValueError(
             f"--value-target must be {' or '.join(VALUE_TARGETS)}, got {config.value_target!r}"
@@ -1039,11 +1051,7 @@ def validate(config: TrainConfig) -> None:
     check_program_levers_delay(config)
     check_algorithm(config)
     check_restarts(config)
-    if not isinstance(config.max_episode_steps, int) or config.max_episode_steps < 0:
-        raise ValueError(
-            "--max-episode-steps must be a whole number of actions >= 0 (0: no limit), "
-            f"got {config.max_episode_steps!r}"
-        )
+    _check_whole(config, "max_episode_steps", 0, unit=" of actions", why=" (0: no limit)")
     curriculum_flags.resolve(config)  # raises on a bad --curriculum* value
 
 
@@ -1141,9 +1149,7 @@ def check_restarts(config: TrainConfig) -> None:
             f"--restart-min-stage must be a whole stage in 2..8 (a state of stage 1 is a "
             f"game's start), got {stage!r}"
         )
-    size = config.restart_buffer
-    if not isinstance(size, int) or isinstance(size, bool) or size < 1:
-        raise ValueError(f"--restart-buffer must be a whole number >= 1, got {size!r}")
+    _check_whole(config, "restart_buffer", 1)
     _check_one_of(config, "restart_advantages")
     if config.restart_advantages == "apart":
         if config.restart_share == 0:
@@ -1162,18 +1168,10 @@ def check_algorithm(config: TrainConfig) -> None:
     """`--algorithm` and the search options of expert iteration (checked whatever the
     algorithm, so a preset or checkpoint never carries a value a later switch would refuse)."""
     _check_one_of(config, "algorithm")
-    simulations = config.search_simulations
-    if not isinstance(simulations, int) or simulations < 1:
-        raise ValueError(
-            f"--search-simulations must be a whole number >= 1 (simulations per searched "
-            f"step), got {simulations!r}"
-        )
-    considered = config.search_considered
-    if not isinstance(considered, int) or not 1 <= considered <= SEARCH_ACTIONS:
-        raise ValueError(
-            f"--search-considered must be a whole number in 1..{SEARCH_ACTIONS} (root actions "
-            f"of the search), got {considered!r}"
-        )
+    _check_whole(config, "search_simulations", 1, why=" (simulations per searched step)")
+    _check_whole(
+        config, "search_considered", 1, SEARCH_ACTIONS, why=" (root actions of the search)"
+    )
     scale = config.search_gumbel_scale
     if not (math.isfinite(scale) and scale >= 0):
         raise ValueError(f"--search-gumbel-scale must be a finite number >= 0, got {scale}")
@@ -1241,6 +1239,19 @@ def _check_one_of(config: TrainConfig, name: str) -> None:
         names = list(map(str, choices))
         allowed = " or ".join(names) if len(names) <= 2 else "one of " + ", ".join(names)
         raise ValueError(f"{flag} must be {allowed}, got {value!r}")
+
+
+def _check_whole(
+    config: TrainConfig, name: str, low: int, high: int | None = None, unit="", why=""
+) -> None:
+    """The option is a whole number (not a bool) in low..high, or >= low without a high;
+    the error reads "--NAME must be a whole number{unit} >= low{why}, got VALUE"."""
+    value = getattr(config, name)
+    whole = isinstance(value, int) and not isinstance(value, bool)
+    if not whole or value < low or (high is not None and value > high):
+        flag = "--" + name.replace("_", "-")
+        span = f">= {low}" if high is None else f"in {low}..{high}"
+        raise ValueError(f"{flag} must be a whole number{unit} {span}{why}, got {value!r}")
 
 
 def check_program_levers_delay(config: TrainConfig) -> None:

@@ -26,9 +26,12 @@ from ..names import (
     PLAYER_FEATURES,
     PROGRAM_FEATURES,
 )
+from .config import VALUE_TRUNKS
 
 NUM_ACTIONS = ACTION_COUNT
 NETWORKS = ("mlp", "grid")
+# The separate value trunk's layers are the policy's names with this prefix.
+VALUE_PREFIX = "value_"
 
 # Flat observation layout (observation.md §2, §8): player ‖ programs ‖ grid.
 PLAYER_SIZE = PLAYER_FEATURES
@@ -120,6 +123,12 @@ class GridActorCritic(nn.Module):
     program vectors, and go through `num_layers` Dense+ReLU layers
     (`trunk_i`) to the `actor` and `critic` heads. Per env step this is about
     0.7 MFLOP forward with the defaults against the MLP's 0.94.
+
+    With `value_trunk="separate"` the critic reads a second copy of every layer
+    before the heads (`value_cell_encoder` ... `value_trunk_i`), so the value
+    loss never moves the policy's features and the policy loss never moves the
+    value's (twice the forward cost). The shared layers keep their names and
+    initial values either way.
     """
 
     hidden_dim: int = 256
@@ -130,43 +139,70 @@ class GridActorCritic(nn.Module):
     num_actions: int = NUM_ACTIONS
     compute_dtype: jnp.dtype = jnp.float32
 
-    @nn.compact
-    def __call__(self, obs):
+    value_trunk: str = "shared"
+
+    def _features(self, x, prefix: str = ""):
+        """The trunk's output for flat observations `x`; `prefix` names a second copy."""
         dtype = self.compute_dtype
-        x = obs.astype(dtype)
         batch = x.shape[:-1]
         player, programs = x[..., :PLAYER_SIZE], x[..., PLAYER_SIZE:GRID_START]
         grid = x[..., GRID_START:].reshape(batch + (BOARD, BOARD, GRID_CHANNELS))
         cells = jnp.concatenate([grid, player_plane(player)], -1)
-        h = nn.relu(nn.Dense(self.cell_dim, dtype=dtype, name="cell_encoder")(cells))
+        h = nn.relu(nn.Dense(self.cell_dim, dtype=dtype, name=f"{prefix}cell_encoder")(cells))
         for i in range(self.num_convs):
-            h = nn.relu(Conv3x3(self.cell_dim, dtype=dtype, name=f"conv_{i}")(h))
-        h = nn.relu(nn.Dense(self.cell_out_dim, dtype=dtype, name="cell_out")(h))
+            h = nn.relu(Conv3x3(self.cell_dim, dtype=dtype, name=f"{prefix}conv_{i}")(h))
+        h = nn.relu(nn.Dense(self.cell_out_dim, dtype=dtype, name=f"{prefix}cell_out")(h))
         z = jnp.concatenate(
             [h.reshape(batch + (BOARD * BOARD * self.cell_out_dim,)), player, programs], -1
         )
         for i in range(self.num_layers):
-            z = nn.relu(nn.Dense(self.hidden_dim, dtype=dtype, name=f"trunk_{i}")(z))
+            z = nn.relu(nn.Dense(self.hidden_dim, dtype=dtype, name=f"{prefix}trunk_{i}")(z))
+        return z
+
+    @nn.compact
+    def __call__(self, obs):
+        if self.value_trunk not in VALUE_TRUNKS:
+            raise ValueError(f"value_trunk must be one of {VALUE_TRUNKS}, got {self.value_trunk!r}")
+        dtype = self.compute_dtype
+        x = obs.astype(dtype)
+        z = self._features(x)
         logits = nn.Dense(self.num_actions, dtype=dtype, name="actor")(z)
-        value = nn.Dense(1, dtype=dtype, name="critic")(z)
+        z_value = z if self.value_trunk == "shared" else self._features(x, VALUE_PREFIX)
+        value = nn.Dense(1, dtype=dtype, name="critic")(z_value)
         return logits.astype(jnp.float32), jnp.squeeze(value, -1).astype(jnp.float32)
 
 
 def make_network(
-    hidden_dim: int, num_layers: int, bf16: bool = False, network: str = "mlp", **grid_sizes: Any
+    hidden_dim: int,
+    num_layers: int,
+    bf16: bool = False,
+    network: str = "mlp",
+    value_trunk: str = "shared",
+    **grid_sizes: Any,
 ) -> nn.Module:
     """The network named by `--network`.
 
-    `grid_sizes` (cell_dim, num_convs, cell_out_dim) applies to grid only.
+    `grid_sizes` (cell_dim, num_convs, cell_out_dim) and a separate `value_trunk`
+    (`--value-trunk`) apply to grid only.
     """
     dtype = jnp.bfloat16 if bf16 else jnp.float32
+    if value_trunk not in VALUE_TRUNKS:
+        raise ValueError(
+            f"unknown value trunk {value_trunk!r}; choose one of {', '.join(VALUE_TRUNKS)}"
+        )
     if network == "mlp":
         if grid_sizes:
             raise ValueError(f"the mlp network has no {', '.join(sorted(grid_sizes))}")
+        if value_trunk != "shared":
+            raise ValueError("a separate value trunk is built for the grid network only")
         return ActorCritic(hidden_dim=hidden_dim, num_layers=num_layers, compute_dtype=dtype)
     if network == "grid":
         return GridActorCritic(
-            hidden_dim=hidden_dim, num_layers=num_layers, compute_dtype=dtype, **grid_sizes
+            hidden_dim=hidden_dim,
+            num_layers=num_layers,
+            compute_dtype=dtype,
+            value_trunk=value_trunk,
+            **grid_sizes,
         )
     raise ValueError(f"unknown network {network!r}; choose one of {', '.join(NETWORKS)}")
 
@@ -196,8 +232,18 @@ def network_config_from_params(params: Mapping) -> dict[str, Any]:
         return {"network": "mlp", "hidden_dim": int(kernel("Dense_0")[-1]), "num_layers": dense - 2}
     convs, trunk = numbered("conv"), numbered("trunk")
     expected = {"cell_encoder", "cell_out", "actor", "critic"}
-    if expected <= set(names) and convs >= 0 and trunk >= 1 and len(names) == 4 + convs + trunk:
-        return {
+    trunk_layers = {"cell_encoder", "cell_out"}
+    trunk_layers |= {f"conv_{i}" for i in range(convs)} | {f"trunk_{i}" for i in range(trunk)}
+    value_layers = {VALUE_PREFIX + name for name in trunk_layers}
+    separate = bool(value_layers & set(names))
+    size = len(trunk_layers) + 2 + (len(value_layers) if separate else 0)
+    # A separate value trunk holds every layer of the policy's, each of the same shape.
+    mirrored = not separate or (
+        value_layers <= set(names)
+        and all(np.shape(layers[VALUE_PREFIX + n]["kernel"]) == kernel(n) for n in trunk_layers)
+    )
+    if expected <= set(names) and convs >= 0 and trunk >= 1 and len(names) == size and mirrored:
+        found = {
             "network": "grid",
             "hidden_dim": int(kernel("trunk_0")[-1]),
             "num_layers": trunk,
@@ -205,10 +251,35 @@ def network_config_from_params(params: Mapping) -> dict[str, Any]:
             "num_convs": convs,
             "cell_out_dim": int(kernel("cell_out")[-1]),
         }
+        # Only a separate trunk is named, so a shared network's description is as before.
+        return {**found, "value_trunk": "separate"} if separate else found
     raise ValueError(
         f"parameter names {names} are neither the mlp's Dense_0..Dense_(L+1) nor the "
-        f"grid network's cell_encoder/conv_i/cell_out/trunk_i/actor/critic"
+        f"grid network's cell_encoder/conv_i/cell_out/trunk_i/actor/critic (with, for a "
+        f"separate value trunk, a {VALUE_PREFIX}copy of each layer before the heads)"
     )
+
+
+def value_only_layers(params: Mapping) -> frozenset[str]:
+    """The layers only the value reads: the value head's, and a separate value trunk's.
+    `--value-warmup-updates` trains these alone."""
+    names = set(map(str, params["params"]))
+    return frozenset({value_head_layer(params)} | {n for n in names if n.startswith(VALUE_PREFIX)})
+
+
+def with_value_trunk_copied(params: Mapping) -> dict:
+    """A shared-trunk grid network's `params` with a separate value trunk that starts as a
+    copy of the shared one: the new network computes exactly the old one's logits and value,
+    and from there each loss moves only its own trunk (`--value-trunk separate` with
+    `--init-from` a shared checkpoint)."""
+    found = network_config_from_params(params)
+    if found["network"] != "grid" or found.get("value_trunk") == "separate":
+        raise ValueError("only a grid network with a shared trunk can have its trunk copied")
+    layers = dict(params["params"])
+    for name in list(layers):
+        if name not in ("actor", "critic"):
+            layers[VALUE_PREFIX + name] = jax.tree_util.tree_map(jnp.array, layers[name])
+    return {**params, "params": layers}
 
 
 def value_head_layer(params: Mapping) -> str:
@@ -246,6 +317,7 @@ def network_from_config(config: Mapping) -> nn.Module:
         int(config["num_layers"]),
         bool(config.get("bf16", False)),
         kind,
+        value_trunk=config.get("value_trunk") or "shared",
         **(grid_sizes if kind == "grid" else {}),
     )
 
@@ -297,6 +369,8 @@ def describe_network(network: nn.Module) -> str:
     obs = jax.ShapeDtypeStruct((1, OBS_SIZE), jnp.float32)
     shapes = jax.eval_shape(network.init, jax.random.PRNGKey(0), obs)
     kind = "grid" if isinstance(network, GridActorCritic) else "mlp"
+    if getattr(network, "value_trunk", "shared") != "shared":
+        kind += " with a separate value trunk"
     return (
         f"Network: {kind}, {count_params(shapes):,} parameters, "
         f"{forward_flops_per_obs(network) / 1e6:.3f} MFLOP forward per env step (XLA cost analysis)"

@@ -31,7 +31,7 @@ BUDGET_RAISED = "raised: 3 updates"
 # What a resume handles itself rather than noting (cli.py): the batch shape is warned
 # about, another network is refused.
 BATCH_SHAPE = ("num_envs", "num_steps")
-NETWORK_SHAPE = ("network", "hidden_dim", "num_layers")
+NETWORK_SHAPE = ("network", "hidden_dim", "num_layers", "value_trunk")
 
 
 @dataclasses.dataclass

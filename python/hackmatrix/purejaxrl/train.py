@@ -41,7 +41,7 @@ from ..names import FIRST_PROGRAM_ACTION
 from . import curriculum_flags, distribution, levers, restarts, shaping
 from .autoreset import make_auto_reset
 from .config import EXPERT_ITERATION, TrainConfig
-from .network import NUM_ACTIONS, OBS_SIZE, make_network, value_head_layer
+from .network import NUM_ACTIONS, OBS_SIZE, make_network, value_only_layers
 from .schedule import Schedule
 from .value_target import make_value_scale
 
@@ -306,7 +306,9 @@ def _build_trainer(config: TrainConfig, env: ModuleType, env_params: Any, mesh: 
         config=config,
         env=env,
         env_params=env_params,
-        network=make_network(config.hidden_dim, config.num_layers, config.bf16, config.network),
+        network=make_network(
+            config.hidden_dim, config.num_layers, config.bf16, config.network, config.value_trunk
+        ),
         # `--value-target`: V in return units from the head, and the head's target from a return.
         value_scale=make_value_scale(config.value_target),
         optimizer=make_optimizer(config),
@@ -713,16 +715,17 @@ def _make_learn(parts: _Parts, loss_fn, loss_inputs):
 
 
 def apply_gradients_value_only(train_state: TrainState, grads, value_only) -> TrainState:
-    """One optimizer step in which, while `value_only` is 1, only the value head's layer moves.
+    """One optimizer step in which, while `value_only` is 1, only the layers the value alone
+    reads move (its head, and a separate value trunk).
 
     The optimizer sees every gradient as usual (its moments stay warm for the switch); its
     step is dropped on the other layers, which keep their values bit for bit."""
     updates, opt_state = train_state.tx.update(grads, train_state.opt_state, train_state.params)
-    head = value_head_layer(train_state.params)
+    value_layers = value_only_layers(train_state.params)
     frozen = value_only > 0
     layer_updates = {
         name: layer
-        if name == head
+        if name in value_layers
         else jax.tree_util.tree_map(lambda u: jnp.where(frozen, jnp.zeros_like(u), u), layer)
         for name, layer in updates["params"].items()
     }
