@@ -82,6 +82,7 @@ def test_the_shipped_presets():
         "search_simulations": 16,
         "search_policy_target": "advantage",
         "search_tree_reward": "env",
+        "value_trunk": "separate",  # specs/experiments/69
     }
     arm = [
         *STAGED_REWARD,
@@ -103,6 +104,8 @@ def test_the_shipped_presets():
         "advantage",
         "--search-tree-reward",
         "env",
+        "--value-trunk",
+        "separate",
     ]
     preset = resolve_command_line(["--preset", "search-advantage"]).config
     assert preset == resolve_command_line(arm).config
