@@ -115,3 +115,47 @@ def test_prior_shape_flags_are_checked(capsys):
         search_probes.parse_shape_args(["p.npz", "--c-scale", "0"])
     assert "--c-scale must be > 0" in capsys.readouterr().err
     assert search_probes.parse_shape_args(["a.npz", "b.npz"]).policies == ["a.npz", "b.npz"]
+
+
+def test_value_calibration_flags_are_checked(capsys):
+    args = search_probes.parse_value_args([])
+    assert (args.policy, args.games, args.steps, args.policy_mode) == (
+        "pretrained",
+        128,
+        1000,
+        "greedy",
+    )
+    for argv, message in [
+        (["--games", "0"], "--games must be at least 1"),
+        (["--steps", "-3"], "--steps must be at least 1"),
+        (["--policy-mode", "argmax"], "choice"),
+    ]:
+        with pytest.raises(SystemExit) as exit_:
+            search_probes.parse_value_args(argv)
+        assert exit_.value.code == 2
+        assert message in capsys.readouterr().err
+
+
+def test_value_calibration_plays_the_shipped_policy_and_keeps_only_finished_games(tmp_path):
+    """Games 0..2 greedy with the shipped policy, at most 400 moves: the trained reward (the
+    staged reward it learned) is not the game's own, so both tables are printed; the rows
+    count only live steps of finished games, stage by stage; the JSON holds them."""
+    import json
+
+    out = tmp_path / "v.json"
+    argv = ["value-calibration", "--games", "3", "--steps", "400", "--json", str(out)]
+    assert search_probes.main(argv) == 0
+    found = json.loads(out.read_text())
+    assert (found["games"], found["policy_mode"], found["gamma"]) == (3, "greedy", 0.99)
+    assert set(found["tables"]) == {"trained", "env"}
+    assert found["finished_games"] >= 1  # the shipped policy's games end in ~150 moves
+    assert 0 <= found["won_games"] <= found["finished_games"]
+    for rows in found["tables"].values():
+        assert [row["stage"] for row in rows] == list(range(9))
+        kept = rows[0]["steps"]
+        assert 0 < kept <= 400 * found["finished_games"]
+        assert kept == sum(row["steps"] for row in rows[1:])
+        assert rows[1]["steps"] > 0 and np.isfinite(rows[1]["rmse"])
+    trained, env = (found["tables"][name][0] for name in ("trained", "env"))
+    assert trained["value"] == env["value"]  # one value, read against two returns
+    assert trained["return"] != env["return"]

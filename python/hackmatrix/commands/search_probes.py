@@ -17,6 +17,12 @@ the network to the end (or a horizon). The paired difference of their final stag
 Q-gap threshold, says whether the search's confident disagreements are right (§52, the
 gate `--search-min-q-gap`). The branches read the true state (seed and hidden board): a
 measurement of the labels, never a player.
+
+`value-calibration`: plays games with a network (greedy or sampled) and sets its value
+V(s) at every state beside the discounted return the game then paid, per stage: in the
+reward the run trained on (the one its value learned) and in the game's own reward (the
+one the search's tree adds by default). The bias, error and explained variance say on
+which stages a leaf's value can be trusted (`analysis/value_calibration.py`).
 """
 
 from __future__ import annotations
@@ -33,6 +39,8 @@ UNFAIR = "unfair-root"
 LABELS = "siphon-labels"
 GAPS = "q-gaps"
 SHAPE = "prior-shape"
+VALUE = "value-calibration"
+PROBES = (UNFAIR, LABELS, GAPS, SHAPE, VALUE)
 GAP_THRESHOLDS = (0.0, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0)
 BRANCH_BATCH = 256  # states per compiled branch rollout
 
@@ -95,6 +103,151 @@ def parse_shape_args(argv: Sequence[str]) -> argparse.Namespace:
     if args.c_scale <= 0:
         parser.error(f"--c-scale must be > 0, got {args.c_scale}")
     return args
+
+
+def parse_value_args(argv: Sequence[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog=f"search_probes.py {VALUE}", description=__doc__)
+    parser.add_argument("policy", nargs="?", default="pretrained", help="a run, checkpoint or .npz")
+    parser.add_argument("--games", type=int, default=128, help="games 0..G-1 (default 128)")
+    parser.add_argument("--steps", type=int, default=1000, help="moves per game at most (1000)")
+    parser.add_argument("--policy-mode", choices=("greedy", "sample"), default="greedy")
+    parser.add_argument("--key", type=int, default=0, help="the sampled policy's key (default 0)")
+    parser.add_argument("--json", type=Path, help="also write the rows to this file")
+    args = parser.parse_args(argv)
+    for name in ("games", "steps"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name} must be at least 1, got {getattr(args, name)}")
+    return args
+
+
+def play_for_values(args: argparse.Namespace) -> dict:
+    """Plays games 0..games-1 with the policy; per step (time-major [T, B]) its value V(s)
+    in return units, the game's reward, the trained reward, the stage, done and live;
+    and the run's gamma."""
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    from hackmatrix import jax_env
+    from hackmatrix.analysis.choosers import sample_actions
+    from hackmatrix.pretrained import PRETRAINED_NAME, pretrained_params
+    from hackmatrix.purejaxrl import distribution, shaping
+    from hackmatrix.purejaxrl.checkpoint import load_policy
+    from hackmatrix.purejaxrl.value_target import make_value_scale
+    from hackmatrix.search.search import tree_reward_for_run
+
+    policy = load_policy(
+        pretrained_params() if args.policy == PRETRAINED_NAME else Path(args.policy)
+    )
+    network, params, stored = policy.network, policy.params, policy.config
+    scale = make_value_scale(stored.get("value_target") or "raw")
+    tree = tree_reward_for_run(stored)  # None: the run trained on the game's own reward
+    step = jax.vmap(jax_env.step, in_axes=(None, 0, 0))
+    sampled = args.policy_mode == "sample"
+
+    @jax.jit
+    def advance(t, obs, states, carries):
+        mask = jax.vmap(jax_env.action_mask)(states)
+        logits, head = network.apply(params, obs)
+        if sampled:  # game g's move t draws from fold_in(fold_in(key, g), t)
+            base = jax.random.PRNGKey(args.key)
+            keys = jax.vmap(lambda g: jax.random.fold_in(jax.random.fold_in(base, g), t))(
+                jnp.arange(obs.shape[0])
+            )
+            action = sample_actions(keys, logits, mask)
+        else:
+            action = distribution.greedy(logits, mask)
+        next_obs, next_states, reward, done, info = step(jax.random.PRNGKey(0), states, action)
+        trained = reward
+        if tree is not None:  # the reward the trainer computed from this very step
+            components = jnp.stack([info["reward_components"][n] for n in tree.reward_names], -1)
+            facts = shaping.StepFacts(action, reward, components, done, info)
+            trained, _, carries = shaping.shape(
+                tree.shapers, facts, carries, tree.constant_levers()
+            )
+        record = (scale.to_value(head), reward, trained, states.stage, done, info["won"])
+        return next_obs, next_states, carries, record
+
+    obs, states = jax.vmap(jax_env.reset_from_seed)(jnp.arange(args.games, dtype=jnp.uint32))
+    carries = tree.init_carries(args.games) if tree is not None else {}
+    alive = np.ones(args.games, bool)
+    rows: list = []
+    for t in range(args.steps):
+        obs, states, carries, record = advance(jnp.int32(t), obs, states, carries)
+        value, reward, trained, stage, done, won = (np.asarray(x) for x in record)
+        rows.append((value, reward, trained, stage, done, won & alive, alive.copy()))
+        alive &= ~done
+        if not alive.any():
+            break
+    value, reward, trained, stage, done, won, live = (np.stack(column) for column in zip(*rows))
+    return {
+        "value": value,
+        "reward": reward,
+        "trained": trained,
+        "stage": stage,
+        "done": done,
+        "live": live,
+        "won_games": int(won.any(axis=0).sum()),
+        "gamma": float(stored.get("gamma", 0.99)),
+        "trained_is_env": tree is None,
+    }
+
+
+def value_calibration(args: argparse.Namespace) -> dict:
+    """The probe's rows: per reward (`trained`, and `env` unless the run trained on it),
+    one row per stage and one for all (analysis/value_calibration.py)."""
+    from hackmatrix.analysis.value_calibration import calibration_rows, discounted_returns
+
+    played = play_for_values(args)
+    rewards = {"trained": played["trained"]}
+    if not played["trained_is_env"]:
+        rewards["env"] = played["reward"]
+    tables, finished = {}, None
+    for name, reward in rewards.items():
+        returns, finished = discounted_returns(
+            reward, played["done"], played["live"], played["gamma"]
+        )
+        keep = played["live"] & finished[None, :]
+        tables[name] = calibration_rows(played["value"], returns, played["stage"], keep)
+    assert finished is not None
+    return {
+        "policy": args.policy,
+        "policy_mode": args.policy_mode,
+        "games": args.games,
+        "finished_games": int(finished.sum()),
+        "won_games": played["won_games"],
+        "gamma": played["gamma"],
+        "tables": tables,
+    }
+
+
+def print_value_calibration(args: argparse.Namespace) -> int:
+    import json
+
+    found = value_calibration(args)
+    print(
+        f"value against the discounted return (gamma {found['gamma']:g}) on the states "
+        f"{args.policy} visits playing {args.policy_mode} ({found['finished_games']} of "
+        f"{args.games} games finished within {args.steps} moves, {found['won_games']} won; cut "
+        f"games left out; a win pays hundreds, so one won game can dominate a stage's error)"
+    )
+    for name, rows in found["tables"].items():
+        what = "trained reward" if name == "trained" else "game's own reward"
+        print(f"  return in the {what}:")
+        print("    stage    steps    value   return     bias     rmse  explained")
+        for row in rows:
+            stage = "all" if row["stage"] == 0 else str(row["stage"])
+            if row["steps"] == 0:
+                print(f"    {stage:>5} {0:8d}   (no state of a finished game on this stage)")
+                continue
+            print(
+                f"    {stage:>5} {row['steps']:8d} {row['value']:8.2f} {row['return']:8.2f} "
+                f"{row['bias']:+8.2f} {row['rmse']:8.2f} {row['explained']:10.3f}"
+            )
+    if args.json is not None:
+        args.json.write_text(json.dumps(found, indent=1) + "\n")
+        print(f"wrote {args.json}")
+    return 0
 
 
 def search_reach(simulations: int, c_scale: float) -> float:
@@ -423,11 +576,8 @@ def q_gaps(args: argparse.Namespace) -> list[dict]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0] not in (UNFAIR, LABELS, GAPS, SHAPE):
-        print(
-            f"usage: search_probes.py {{{UNFAIR},{LABELS},{GAPS},{SHAPE}}} ...\n\n{__doc__}",
-            file=sys.stderr,
-        )
+    if not argv or argv[0] not in PROBES:
+        print(f"usage: search_probes.py {{{','.join(PROBES)}}} ...\n\n{__doc__}", file=sys.stderr)
         return 2
     if argv[0] == UNFAIR:
         return run_unfair_evaluation(argv[1:])
@@ -435,6 +585,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return print_q_gaps(parse_label_args(argv[1:], GAPS))
     if argv[0] == SHAPE:
         return print_prior_shapes(parse_shape_args(argv[1:]))
+    if argv[0] == VALUE:
+        return print_value_calibration(parse_value_args(argv[1:]))
     args = parse_label_args(argv[1:])
     shares = siphon_labels(args)
     print(
