@@ -105,6 +105,14 @@ def parse_shape_args(argv: Sequence[str]) -> argparse.Namespace:
     return args
 
 
+def load_named_policy(text: str):
+    """The policy a probe names: 'pretrained' (the shipped one), a run, checkpoint or .npz."""
+    from hackmatrix.pretrained import PRETRAINED_NAME, pretrained_params
+    from hackmatrix.purejaxrl.checkpoint import load_policy
+
+    return load_policy(pretrained_params() if text == PRETRAINED_NAME else Path(text))
+
+
 def parse_value_args(argv: Sequence[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog=f"search_probes.py {VALUE}", description=__doc__)
     parser.add_argument("policy", nargs="?", default="pretrained", help="a run, checkpoint or .npz")
@@ -130,31 +138,26 @@ def play_for_values(args: argparse.Namespace) -> dict:
 
     from hackmatrix import jax_env
     from hackmatrix.analysis.choosers import sample_actions
-    from hackmatrix.pretrained import PRETRAINED_NAME, pretrained_params
+    from hackmatrix.analysis.play import GameKeys
     from hackmatrix.purejaxrl import distribution, shaping
-    from hackmatrix.purejaxrl.checkpoint import load_policy
     from hackmatrix.purejaxrl.value_target import make_value_scale
     from hackmatrix.search.search import tree_reward_for_run
 
-    policy = load_policy(
-        pretrained_params() if args.policy == PRETRAINED_NAME else Path(args.policy)
-    )
+    policy = load_named_policy(args.policy)
     network, params, stored = policy.network, policy.params, policy.config
     scale = make_value_scale(stored.get("value_target") or "raw")
     tree = tree_reward_for_run(stored)  # None: the run trained on the game's own reward
     step = jax.vmap(jax_env.step, in_axes=(None, 0, 0))
     sampled = args.policy_mode == "sample"
 
+    game_keys = GameKeys.of(jax.random.PRNGKey(args.key), jnp.arange(args.games))
+
     @jax.jit
     def advance(t, obs, states, carries):
         mask = jax.vmap(jax_env.action_mask)(states)
         logits, head = network.apply(params, obs)
-        if sampled:  # game g's move t draws from fold_in(fold_in(key, g), t)
-            base = jax.random.PRNGKey(args.key)
-            keys = jax.vmap(lambda g: jax.random.fold_in(jax.random.fold_in(base, g), t))(
-                jnp.arange(obs.shape[0])
-            )
-            action = sample_actions(keys, logits, mask)
+        if sampled:  # each game's action keys as the behaviour evaluation draws them
+            action = sample_actions(game_keys.next(t, args.games)[1], logits, mask)
         else:
             action = distribution.greedy(logits, mask)
         next_obs, next_states, reward, done, info = step(jax.random.PRNGKey(0), states, action)
@@ -202,14 +205,14 @@ def value_calibration(args: argparse.Namespace) -> dict:
     rewards = {"trained": played["trained"]}
     if not played["trained_is_env"]:
         rewards["env"] = played["reward"]
-    tables, finished = {}, None
-    for name, reward in rewards.items():
-        returns, finished = discounted_returns(
-            reward, played["done"], played["live"], played["gamma"]
-        )
-        keep = played["live"] & finished[None, :]
-        tables[name] = calibration_rows(played["value"], returns, played["stage"], keep)
-    assert finished is not None
+    done, live, gamma = played["done"], played["live"], played["gamma"]
+    returns = {name: discounted_returns(r, done, live, gamma)[0] for name, r in rewards.items()}
+    finished = (done & live).any(axis=0)  # the games whose every return is known
+    keep = live & finished[None, :]
+    tables = {
+        name: calibration_rows(played["value"], g, played["stage"], keep)
+        for name, g in returns.items()
+    }
     return {
         "policy": args.policy,
         "policy_mode": args.policy_mode,
@@ -294,14 +297,9 @@ def read_prior_shapes(args: argparse.Namespace) -> list[dict]:
 
     from hackmatrix import jax_env
     from hackmatrix.jax_env.constants import SIPHON_ACTION
-    from hackmatrix.pretrained import PRETRAINED_NAME, pretrained_params
     from hackmatrix.purejaxrl import distribution
-    from hackmatrix.purejaxrl.checkpoint import load_policy
 
-    def load(text):
-        return load_policy(pretrained_params() if text == PRETRAINED_NAME else Path(text))
-
-    policies = [load(text) for text in args.policies]  # the first one plays
+    policies = [load_named_policy(text) for text in args.policies]  # the first one plays
     step = jax.vmap(jax_env.step, in_axes=(None, 0, 0))
 
     @jax.jit
@@ -377,13 +375,10 @@ def _greedy_games(args: argparse.Namespace):
     import jax.numpy as jnp
 
     from hackmatrix import jax_env
-    from hackmatrix.pretrained import PRETRAINED_NAME, pretrained_params
     from hackmatrix.purejaxrl import distribution
-    from hackmatrix.purejaxrl.checkpoint import load_policy
     from hackmatrix.search.search import Searcher, config_for_policy
 
-    path = pretrained_params() if args.policy == PRETRAINED_NAME else Path(args.policy)
-    policy = load_policy(path)
+    policy = load_named_policy(args.policy)
     network, params = policy.network, policy.params
     config = config_for_policy(
         policy.config, num_simulations=args.simulations, tree_reward=args.search_tree_reward
