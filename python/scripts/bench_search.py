@@ -3,7 +3,8 @@
 
 A batch of `--games` games is played from the canonical start: every move is
 one search per game (the fair sampler's `--roots` roots, each with N
-simulations over `--worlds` sampled states, hackmatrix.search) followed by
+simulations over `--worlds` sampled states, each valued after `--leaf-rollout`
+greedy steps, hackmatrix.search) followed by
 the env step, `--moves` moves in one jitted `lax.scan`. moves/s = games x moves
 / seconds of the measured call (the best of `--repeats`, after a first call that
 compiles). The network is train.sh's default (grid, 256 hidden, 2 layers)
@@ -31,6 +32,13 @@ def positive_int(text: str) -> int:
     return value
 
 
+def non_negative_int(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be at least 0, got {value}")
+    return value
+
+
 def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--simulations", type=positive_int, nargs="+", default=[1, 8, 16, 64])
@@ -39,6 +47,12 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--roots", type=positive_int, default=1, help="sampled roots per decision")
     p.add_argument(
         "--worlds", type=positive_int, default=1, help="sampled states in each root's tree"
+    )
+    p.add_argument(
+        "--leaf-rollout",
+        type=non_negative_int,
+        default=0,
+        help="greedy steps from each valued node before its value is read (§3.6; default 0)",
     )
     p.add_argument("--considered", type=positive_int, default=16, help="max considered actions")
     p.add_argument("--repeats", type=positive_int, default=2)
@@ -95,7 +109,7 @@ def main(argv=None) -> int:
     print(
         f"{jax.devices()[0].device_kind} ({platform.processor() or platform.machine()}, "
         f"{os.cpu_count()} cores), {args.games} games, {args.roots} root(s), "
-        f"{args.worlds} world(s) a tree, "
+        f"{args.worlds} world(s) a tree, leaf rollout {args.leaf_rollout}, "
         f"{args.moves} moves per call, {size:,} network parameters"
     )
     print(f"{'simulations':>11} {'moves/s':>9} {'ms/move (batch)':>16} {'compile s':>10}")
@@ -105,6 +119,7 @@ def main(argv=None) -> int:
             max_num_considered_actions=args.considered,
             num_roots=args.roots,
             worlds=args.worlds,
+            leaf_rollout=args.leaf_rollout,
         )
         play = make_play(network, config, args.games, args.moves)
         t0 = time.perf_counter()
@@ -137,6 +152,7 @@ def main(argv=None) -> int:
                 "games": args.games,
                 "roots": args.roots,
                 "worlds": args.worlds,
+                "leaf_rollout": args.leaf_rollout,
                 "moves": args.moves,
                 "considered": args.considered,
                 "rows": rows,

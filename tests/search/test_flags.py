@@ -16,6 +16,7 @@ def test_evaluate_takes_one_or_more_simulation_counts():
         "tree_reward": "env",  # the game's reward unless asked (specs/search.md §6)
         "c_scale": 0.1,  # SearchConfig's (mctx's) default
         "worlds": 1,  # one sampled state per tree (specs/search.md §3.5)
+        "leaf_rollout": 0,  # the value alone at a leaf (§3.6)
     }
     trained = evaluate.parse_args(["p.npz", "--search", "8", "--search-tree-reward", "trained"])
     assert search_options(trained)["tree_reward"] == "trained"
@@ -23,6 +24,8 @@ def test_evaluate_takes_one_or_more_simulation_counts():
     assert search_options(gentler)["c_scale"] == 0.03
     several = evaluate.parse_args(["p.npz", "--search", "8", "--search-worlds", "4"])
     assert search_options(several)["worlds"] == 4
+    rolled = evaluate.parse_args(["p.npz", "--search", "8", "--search-leaf-rollout", "4"])
+    assert search_options(rolled)["leaf_rollout"] == 4
     assert evaluate.parse_args(["p.npz"]).search is None
 
 
@@ -50,6 +53,12 @@ def test_watch_and_play_take_one():
             evaluate.parse_args,
             ["p.npz", "--search", "4", "--search-worlds", "2", "--search-tree-reward", "trained"],
             "--search-worlds above 1",
+        ),
+        (evaluate.parse_args, ["p.npz", "--search", "4", "--search-leaf-rollout", "-1"], ">= 0"),
+        (
+            watch_jax.parse_args,
+            ["p.npz", "--search", "4", "--search-leaf-rollout", "2", "--search-worlds", "2"],
+            "--search-worlds 1",
         ),
     ],
 )

@@ -43,7 +43,9 @@ def search_label(label: str, settings: dict) -> str:
         return label
     worlds = getattr(search, "worlds", 1)
     several = f" ({worlds} worlds)" if worlds > 1 else ""
-    return f"{label} + search {search.num_simulations}{several}"
+    rollout = getattr(search, "leaf_rollout", 0)
+    rolled = f" (leaf rollout {rollout})" if rollout else ""
+    return f"{label} + search {search.num_simulations}{several}{rolled}"
 
 
 def evaluate_policy(env: ModuleType, policy: Policy, mode: str, **settings: Any) -> Result:

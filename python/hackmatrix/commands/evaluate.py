@@ -289,6 +289,7 @@ def describe_search(config) -> str:
         f"discount {config.discount}, value {config.value_target}, {cap}, tree reward {tree}, "
         f"c_scale {config.c_scale}"
         + (f", {config.worlds} worlds in each tree" if config.worlds > 1 else "")
+        + (f", leaf rollout {config.leaf_rollout}" if config.leaf_rollout else "")
     )
 
 

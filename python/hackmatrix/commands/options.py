@@ -21,7 +21,7 @@ def add_sampling_flags(
 def add_search_flags(parser, *, several: bool = False, flag: str = "--search") -> None:
     """The play-time search's flags (specs/search.md): `flag` N (simulations; `several`:
     one or more N, each played), --search-roots, --search-considered, --search-undo-cap,
-    --search-tree-reward, --search-c-scale, --search-worlds."""
+    --search-tree-reward, --search-c-scale, --search-worlds, --search-leaf-rollout."""
     from ..purejaxrl.config import SEARCH_TREE_REWARDS  # the trainer's list (light: no jax)
 
     parser.add_argument(
@@ -85,6 +85,16 @@ def add_search_flags(parser, *, several: bool = False, flag: str = "--search") -
         "all W with its action and averages their rewards, values and priors (default 1; "
         "needs --search-tree-reward env; specs/search.md §3.5)",
     )
+    parser.add_argument(
+        "--search-leaf-rollout",
+        type=int,
+        default=0,
+        metavar="K",
+        help="value each node the search reaches by K steps of the network's own greedy "
+        "play from it, their discounted rewards plus the value where they stop (default 0: "
+        "the value alone; each simulation then costs about K+1 network calls; needs "
+        "--search-worlds 1; specs/search.md §3.6)",
+    )
 
 
 def check_search_flags(parser, args, flag: str = "--search") -> None:
@@ -109,6 +119,10 @@ def check_search_flags(parser, args, flag: str = "--search") -> None:
             "--search-worlds above 1 searches with the game's own reward: "
             f"drop --search-tree-reward {args.search_tree_reward}"
         )
+    if args.search_leaf_rollout < 0:
+        parser.error(f"--search-leaf-rollout must be >= 0, got {args.search_leaf_rollout}")
+    if args.search_leaf_rollout > 0 and args.search_worlds > 1:
+        parser.error("--search-leaf-rollout walks one state: it needs --search-worlds 1")
 
 
 def search_options(args) -> dict:
@@ -120,4 +134,5 @@ def search_options(args) -> dict:
         "tree_reward": args.search_tree_reward,
         "c_scale": args.search_c_scale,
         "worlds": args.search_worlds,
+        "leaf_rollout": args.search_leaf_rollout,
     }

@@ -302,6 +302,7 @@ def main(argv=None) -> int:
             f"planning with the fair search: {c.num_simulations} simulations, "
             f"{c.num_roots} sampled root(s) per move"
             + (f", {c.worlds} worlds in each tree" if c.worlds > 1 else "")
+            + (f", leaf rollout {c.leaf_rollout}" if c.leaf_rollout else "")
             + " (compiling it takes a minute or more "
             "the first time)",
             flush=True,

@@ -22,6 +22,10 @@ as prior and leaf value, and averages the roots' results into one action.
   `TreeReward` the reward the network's value head was trained on (the
   trainer's shaped reward, `purejaxrl.shaping`), so that a step's reward and
   the value after it are one quantity.
+- Leaf rollouts (specs/search.md §3.6): with `leaf_rollout = K` a node's value
+  is K steps of the network's own greedy play from it, their discounted
+  rewards, then the network's value where the walk stops (an n-step return),
+  instead of the value alone.
 
 Every game's search is a function of its own key and state only (the batch
 is a `vmap` over games), so a game replays the same whatever else is played
@@ -169,6 +173,9 @@ class SearchConfig:
     together in each root's one tree (specs/search.md §3.5): every node steps all of
     them with its action and averages their rewards, values and priors, so no single
     redrawn board or future steers the tree (1: one state per tree, as before).
+    leaf_rollout: steps of the network's greedy play from each node the tree values
+    (and from the root), their discounted rewards plus the value where they stop taking
+    the place of the value alone (specs/search.md §3.6; 0: the value, as before).
     """
 
     num_simulations: int = 16
@@ -185,6 +192,7 @@ class SearchConfig:
     tree_reward: TreeReward | None = None
     c_scale: float = 0.1
     worlds: int = 1
+    leaf_rollout: int = 0
 
     def __post_init__(self) -> None:
         checks = [
@@ -209,6 +217,11 @@ class SearchConfig:
             (
                 self.worlds == 1 or self.tree_reward is None,
                 "worlds > 1 searches with the env's reward (no tree reward)",
+            ),
+            (self.leaf_rollout >= 0, "leaf_rollout must be >= 0"),
+            (
+                self.worlds == 1 or self.leaf_rollout == 0,
+                "leaf_rollout needs worlds 1 (a rollout walks one state)",
             ),
         ]
         for ok, message in checks:
@@ -408,6 +421,52 @@ def _discount(config: SearchConfig, undo: jax.Array) -> jax.Array:
     return discount
 
 
+def rolled_out_value(
+    network: nn.Module,
+    config: SearchConfig,
+    params: Any,
+    levers: Any,
+    state: EnvState,
+    undos: jax.Array,
+    carry: Any,
+    logits: jax.Array,
+    value: jax.Array,
+) -> jax.Array:
+    """The value of a batch of nodes [R] under `config.leaf_rollout` (§3.6).
+
+    From each node (its masked prior `logits`, its network `value`) the network plays
+    its own greedy action K times through the tree's model (the same rewards, UNDO
+    honesty and discounts as the tree's edges); the node's value is the discounted sum of
+    those rewards plus the discounted network value of the state where the walk stops.
+    A game that ends on the walk adds nothing after it (its discount is 0). The walk's
+    UNDOs and shaper carries are its own: the node keeps its path's. K = 0: `value`.
+    """
+    if config.leaf_rollout == 0:
+        return value
+
+    def walk_step(walk, _):
+        state, undos, carry, logits, total, weight, _value = walk
+        action = jnp.argmax(logits, axis=-1).astype(jnp.int32)
+        new, reward, info, over, undo, undos, mask = _step_node(
+            config, state, action, undos, depth=1
+        )
+        if config.tree_reward is not None:
+            reward, carry = _tree_reward(
+                config.tree_reward, config, state, new, action, reward, info, undo, carry, levers
+            )
+        total = total + weight * jnp.where(over, 0.0, reward)
+        ended = new.outcome != RUNNING
+        weight = weight * jnp.where(ended, 0.0, _discount(config, undo))
+        logits, value = _network_outputs(network, config, params, new, mask)
+        return (new, undos, carry, logits, total, weight, value), None
+
+    start_weight = jnp.where(state.outcome != RUNNING, 0.0, 1.0).astype(jnp.float32)
+    walk = (state, undos, carry, logits, jnp.zeros_like(value), start_weight, value)
+    walk, _ = jax.lax.scan(walk_step, walk, None, length=config.leaf_rollout)
+    _state, _undos, _carry, _logits, total, weight, last_value = walk
+    return total + weight * last_value
+
+
 def _recurrent_fn(network: nn.Module, config: SearchConfig):
     def recurrent_fn(params_and_levers, rng, action, embedding):
         del rng  # the engine draws from the sampled seed
@@ -422,6 +481,7 @@ def _recurrent_fn(network: nn.Module, config: SearchConfig):
                 config.tree_reward, config, state, new, action, reward, info, undo, carry, levers
             )
         logits, value = _network_outputs(network, config, params, new, mask)
+        value = rolled_out_value(network, config, params, levers, new, undos, carry, logits, value)
         ended = new.outcome != RUNNING
         output = mctx.RecurrentFnOutput(
             reward=jnp.where(over, 0.0, reward),
@@ -530,6 +590,9 @@ def _search_game(
     if config.worlds == 1:
         logits, value = _network_outputs(network, config, params, roots, masks)
         undos = jnp.zeros(config.num_roots, jnp.int32)
+        value = rolled_out_value(
+            network, config, params, levers, roots, undos, carries, logits, value
+        )
         recurrent_fn = _recurrent_fn(network, config)
     else:  # each root's tree holds `worlds` sampled states (§3.5)
         shape = (config.num_roots, config.worlds)
