@@ -11,10 +11,13 @@ at its time limit with no summary and no name for the test that crashed.
 `CrashTolerantLoadFile` is xdist's own loadfile scheduling with those two
 paths mended: the crashed test is reported failed once (xdist's crash report
 names it), the rest of its file and every other file still run, and the run
-ends.
+ends. A third path, seen once in CI under load: work sent to a worker that has
+just died raises OSError in the controller; it is left for the crash report.
 """
 
 from __future__ import annotations
+
+import contextlib
 
 import pytest
 
@@ -50,6 +53,15 @@ if LoadFileScheduling is not None:
             for other in self.assigned_work:
                 self._reschedule(other)
             return crashed
+
+        def _assign_work_unit(self, node):
+            # A worker can die between finishing a test and the controller hearing of its
+            # death; the controller then hands it more work down a closed pipe and xdist
+            # raises OSError (an INTERNALERROR that ends the run). The unit is already in
+            # the node's assigned work, so remove_node, which comes with the crash report,
+            # puts it back on the queue.
+            with contextlib.suppress(OSError):
+                super()._assign_work_unit(node)
 
         def _reschedule(self, node):
             if node.shutting_down:

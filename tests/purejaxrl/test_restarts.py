@@ -91,14 +91,25 @@ def test_nothing_restarts_at_share_0_or_from_an_empty_ring(games):
         np.testing.assert_array_equal(new_obs, obs)
 
 
-def test_a_trainer_restarts_games_but_counts_only_whole_ones():
-    """Games start at stage 3 and end by a 6-step limit: the ring fills at once and, at
-    share 1, every game after the first restarts; the episode statistics count none of
-    the restarted games."""
-    config = rollout_config(restart_share=1.0, restart_min_stage=3, max_episode_steps=6)
+@pytest.fixture(scope="module")
+def trainer_run():
+    """A trainer whose games start at stage 3 and end by a 6-step limit: the ring fills at
+    once and, at share 1, every game after each env's first restarts. One trainer (with
+    advantages apart, §68) serves both tests below: its first rollout and one update."""
+    config = rollout_config(
+        restart_share=1.0, restart_min_stage=3, max_episode_steps=6, restart_advantages="apart"
+    )
     params = jax_env.curriculum_params(1.0, stage_weights=[0, 0, 1, 0, 0, 0, 0, 0])
     trainer = make_train(config, jax_env, env_params=params)
-    runner, metrics = jax.jit(trainer.phases["update"])(trainer.init(jax.random.PRNGKey(2)))
+    runner = trainer.init(jax.random.PRNGKey(2))
+    traj = jax.jit(lambda r: trainer.phases["rollout"](r)[1])(runner)
+    after, metrics = jax.jit(trainer.phases["update"])(runner)
+    return config, traj, after, metrics
+
+
+def test_a_trainer_restarts_games_but_counts_only_whole_ones(trainer_run):
+    """The episode statistics count none of the restarted games."""
+    config, _, runner, metrics = trainer_run
     finished = metrics["restarts/finished_games"]
     assert finished >= 2 * config.num_envs
     assert metrics["restarts/games"] == finished  # at share 1 every finished game restarts
@@ -174,19 +185,12 @@ def test_restart_advantages_settings_are_checked():
     cfg.check_restarts(cfg.TrainConfig(restart_advantages="apart", restart_share=0.25))
 
 
-def test_a_trainer_keeps_restarted_games_advantages_apart():
-    """As above, every game after each env's first restarts: the steps of the first games are
-    marked canonical, the later ones restarted, and the update trains on both."""
-    config = rollout_config(
-        restart_share=1.0, restart_min_stage=3, max_episode_steps=6, restart_advantages="apart"
-    )
-    params = jax_env.curriculum_params(1.0, stage_weights=[0, 0, 1, 0, 0, 0, 0, 0])
-    trainer = make_train(config, jax_env, env_params=params)
-    runner = trainer.init(jax.random.PRNGKey(2))
-    traj = jax.jit(lambda r: trainer.phases["rollout"](r)[1])(runner)
+def test_a_trainer_keeps_restarted_games_advantages_apart(trainer_run):
+    """The steps of each env's first game are marked canonical, the later ones restarted,
+    and the update trains on both."""
+    _, traj, _, metrics = trainer_run
     origin, done = np.asarray(traj.restart_origin), np.asarray(traj.done)
     first_end = done.argmax(axis=0)  # each env's first game ends by step 6
     steps = np.arange(done.shape[0])[:, None]
     np.testing.assert_array_equal(origin, steps > first_end)
-    _, metrics = jax.jit(trainer.phases["update"])(runner)
     assert np.isfinite(float(metrics["train/pg_loss"]))

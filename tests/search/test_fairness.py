@@ -8,8 +8,8 @@ value, visits) under the same search key. The pairs come from mid-game states
 with question blocks, hidden cryptogs, transmissions in flight and pending
 siphon transmissions (states.jsonl.gz, make_states.py; pairs.py builds the
 twins). Alongside: the sampler keeps the observation exactly, its roots are
-valid states, and the search only ever picks a legal action (also with several worlds
-a tree, §3.5, and with leaf rollouts under the trained reward, §3.6).
+valid states, and the search only ever picks a legal action (with the trained reward and
+leaf rollouts, §3.4 and §3.6, and with several worlds a tree, §3.5).
 """
 
 from __future__ import annotations
@@ -29,7 +29,17 @@ from hackmatrix.search.search import SearchConfig, Searcher, tree_reward_for_run
 from . import pairs
 
 TWINS_PER_STATE = 2
-CONFIG = SearchConfig(num_simulations=4, max_num_considered_actions=4, num_roots=2)
+# The defining test's search walks every path a search can take with one world: two
+# roots, the trained reward in the tree (§3.4, its shapers' carries) and leaf rollouts
+# (§3.6, two greedy steps from every valued node). The env's own reward in the tree is
+# the several-worlds test's below.
+CONFIG = SearchConfig(
+    num_simulations=4,
+    max_num_considered_actions=4,
+    num_roots=2,
+    tree_reward=tree_reward_for_run({"program_bonus": 4.0, "siphon_pay_on_use": True}),
+    leaf_rollout=2,
+)
 
 
 def _bits(x) -> np.ndarray:
@@ -186,22 +196,3 @@ def test_a_tree_of_several_worlds_is_fair_and_legal(twins, network_and_params):
     mask = np.asarray(jax.jit(jax.vmap(jax_env.action_mask))(a))
     assert mask[np.arange(mask.shape[0]), np.asarray(out_a.action)].all()
     assert np.all(np.asarray(out_a.weights)[~mask] == 0.0)
-
-
-def test_a_search_with_leaf_rollouts_is_fair_and_legal(twins, network_and_params):
-    """§3.6: the rollouts walk from the sampled roots' own nodes, so they see nothing the
-    player does not; with the trained reward in the tree (its shaper carries walk too)."""
-    a, b, *_ = twins
-    network, params = network_and_params
-    tree = tree_reward_for_run({"program_bonus": 4.0, "siphon_pay_on_use": True})
-    config = SearchConfig(
-        num_simulations=4, max_num_considered_actions=4, leaf_rollout=2, tree_reward=tree
-    )
-    searcher = Searcher(network, config)
-    keys = jax.random.split(jax.random.PRNGKey(13), a.stage.shape[0])
-    out_a, out_b = searcher.search(keys, a, params), searcher.search(keys, b, params)
-    for name, x, y in zip(out_a._fields, out_a, out_b):
-        assert np.array_equal(_bits(x), _bits(y)), name
-    mask = np.asarray(jax.jit(jax.vmap(jax_env.action_mask))(a))
-    assert mask[np.arange(mask.shape[0]), np.asarray(out_a.action)].all()
-    assert np.all(np.isfinite(np.asarray(out_a.value)))

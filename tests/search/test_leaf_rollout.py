@@ -1,12 +1,12 @@
 """Leaf rollouts (specs/search.md §3.6): a node's value after K steps of greedy play.
 
-`rolled_out_value` is checked against a plain Python walk over the same mid-game
-states (states.jsonl.gz): the network's argmax over its masked logits, the env's step,
-the UNDO correction and the undiscounted UNDO of §3.3, discount 0 once the game has
-ended, and the network's value where the walk stops. With a tiny random network
-several walks end the game or run an UNDO within the K steps, and the test checks
-that they do, so those branches are exercised. The search with rollouts is held fair
-by test_fairness.py.
+`rolled_out_value` is checked against a plain Python walk over three mid-game states
+(states.jsonl.gz): the network's argmax over its masked logits, the env's step, the
+UNDO correction and the undiscounted UNDO of §3.3, discount 0 once the game has ended,
+and the network's value where the walk stops. The three are chosen so that, with this
+tiny random network, two walks end their game and one runs an UNDO within the K steps,
+and the test checks that they do, so those branches are exercised. The search with
+rollouts is held fair by test_fairness.py.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ import pytest
 
 from hackmatrix import jax_env
 from hackmatrix.jax_env.constants import RUNNING
-from hackmatrix.jax_env.step import step_state
 from hackmatrix.purejaxrl.network import make_network
 from hackmatrix.search.search import (
     UNDO_ACTION,
@@ -30,8 +29,10 @@ from hackmatrix.search.search import (
 )
 
 from . import pairs
+from .test_undo import STEP  # the env's batched step over three states, compiled once
 
 K = 6
+STATES = (4, 9, 20)  # two walks end their game, one UNDOs (this network, K = 6)
 CONFIG = SearchConfig(leaf_rollout=K)
 
 
@@ -39,7 +40,8 @@ CONFIG = SearchConfig(leaf_rollout=K)
 def setting():
     network = make_network(8, 1)
     params = network.init(jax.random.PRNGKey(0), jnp.zeros((1, jax_env.env.OBS_SIZE)))
-    states = pairs.stack([jax_env.state_from_json(s) for s in pairs.states()])
+    every = pairs.states()
+    states = pairs.stack([jax_env.state_from_json(every[i]) for i in STATES])
     return network, params, states
 
 
@@ -48,7 +50,6 @@ def _walk_by_hand(network, params, states):
     outputs = jax.jit(
         lambda s: _network_outputs(network, CONFIG, params, s, jax.vmap(jax_env.action_mask)(s))
     )
-    step = jax.jit(jax.vmap(step_state))
     correction = jax.jit(jax.vmap(undo_correction))
     n = states.stage.shape[0]
     total, weight = np.zeros(n, np.float32), np.ones(n, np.float32)
@@ -57,7 +58,7 @@ def _walk_by_hand(network, params, states):
     for _ in range(K):
         logits, _ = outputs(state)
         action = jnp.argmax(logits, -1).astype(jnp.int32)
-        new, reward, _, info = step(state, action)
+        new, reward, _, info = STEP(state, action)
         reward = np.asarray(reward, np.float32)
         undo = np.asarray((action == UNDO_ACTION) & ~info["invalid_action"])
         reward = reward + np.where(undo, np.asarray(correction(state.board, new.board, info)), 0)
@@ -84,7 +85,7 @@ def test_a_rolled_out_value_is_the_walks_discounted_return_and_its_last_value(se
 
     got = np.asarray(rolled(states, undos, logits, value))
     want, ended_on_walk, undone = _walk_by_hand(network, params, states)
-    assert ended_on_walk.sum() >= 3 and undone.any()  # both branches are walked
+    assert ended_on_walk.sum() == 2 and undone.any()  # both branches are walked
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
     assert not np.allclose(got, np.asarray(value))  # it is not the value alone
     # K = 0 is the value itself, untouched.
