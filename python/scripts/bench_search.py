@@ -24,18 +24,13 @@ import platform
 import time
 from pathlib import Path
 
+from hackmatrix.purejaxrl.config import non_negative_int  # argparse's type (light: no jax)
+
 
 def positive_int(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
-def non_negative_int(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be at least 0, got {value}")
     return value
 
 

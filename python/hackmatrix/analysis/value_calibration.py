@@ -20,6 +20,12 @@ STAGES = range(1, 9)
 MEASURES = ("value", "return", "bias", "rmse", "explained")  # a row's numbers beside its steps
 
 
+def finished_games(done: np.ndarray, live: np.ndarray) -> np.ndarray:
+    """bool[B]: whether each game ended within the recorded [T, B] steps (only then is
+    every return of it the return the game paid)."""
+    return (np.asarray(done, bool) & np.asarray(live, bool)).any(axis=0)
+
+
 def discounted_returns(
     rewards: np.ndarray, done: np.ndarray, live: np.ndarray, gamma: float
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -44,8 +50,7 @@ def discounted_returns(
         following = np.where(done[t], 0.0, following)  # nothing after a game's last step
         following = np.where(live[t], rewards[t] + gamma * following, 0.0)
         returns[t] = following
-    finished = (done & live).any(axis=0)
-    return returns, finished
+    return returns, finished_games(done, live)
 
 
 def _row(values: np.ndarray, returns: np.ndarray) -> dict[str, float]:

@@ -46,7 +46,12 @@ from hackmatrix.analysis.policies import (
 )
 from hackmatrix.analysis.report import report
 from hackmatrix.analysis.table import format_table
-from hackmatrix.commands.options import add_search_flags, check_search_flags, search_options
+from hackmatrix.commands.options import (
+    add_search_flags,
+    check_search_flags,
+    describe_search_extras,
+    search_options,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -287,9 +292,7 @@ def describe_search(config) -> str:
     return (
         f"{config.num_roots} sampled root(s), {config.max_num_considered_actions} considered, "
         f"discount {config.discount}, value {config.value_target}, {cap}, tree reward {tree}, "
-        f"c_scale {config.c_scale}"
-        + (f", {config.worlds} worlds in each tree" if config.worlds > 1 else "")
-        + (f", leaf rollout {config.leaf_rollout}" if config.leaf_rollout else "")
+        f"c_scale {config.c_scale}" + describe_search_extras(config)
     )
 
 

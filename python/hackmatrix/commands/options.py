@@ -136,3 +136,11 @@ def search_options(args) -> dict:
         "worlds": args.search_worlds,
         "leaf_rollout": args.search_leaf_rollout,
     }
+
+
+def describe_search_extras(config) -> str:
+    """What a SearchConfig adds beyond one world and no rollout, as the play tools print
+    it after their own description (empty for the plain search)."""
+    return (f", {config.worlds} worlds in each tree" if config.worlds > 1 else "") + (
+        f", leaf rollout {config.leaf_rollout}" if config.leaf_rollout else ""
+    )

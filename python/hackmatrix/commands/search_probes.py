@@ -199,7 +199,11 @@ def play_for_values(args: argparse.Namespace) -> dict:
 def value_calibration(args: argparse.Namespace) -> dict:
     """The probe's rows: per reward (`trained`, and `env` unless the run trained on it),
     one row per stage and one for all (analysis/value_calibration.py)."""
-    from hackmatrix.analysis.value_calibration import calibration_rows, discounted_returns
+    from hackmatrix.analysis.value_calibration import (
+        calibration_rows,
+        discounted_returns,
+        finished_games,
+    )
 
     played = play_for_values(args)
     rewards = {"trained": played["trained"]}
@@ -207,7 +211,7 @@ def value_calibration(args: argparse.Namespace) -> dict:
         rewards["env"] = played["reward"]
     done, live, gamma = played["done"], played["live"], played["gamma"]
     returns = {name: discounted_returns(r, done, live, gamma)[0] for name, r in rewards.items()}
-    finished = (done & live).any(axis=0)  # the games whose every return is known
+    finished = finished_games(done, live)  # the games whose every return is known
     keep = live & finished[None, :]
     tables = {
         name: calibration_rows(played["value"], g, played["stage"], keep)

@@ -31,6 +31,7 @@ from hackmatrix.commands.options import (
     add_sampling_flags,
     add_search_flags,
     check_search_flags,
+    describe_search_extras,
     search_options,
 )
 from hackmatrix.names import FIRST_PROGRAM_ACTION, PROGRAM_NAMES, action_name
@@ -301,8 +302,7 @@ def main(argv=None) -> int:
         print(
             f"planning with the fair search: {c.num_simulations} simulations, "
             f"{c.num_roots} sampled root(s) per move"
-            + (f", {c.worlds} worlds in each tree" if c.worlds > 1 else "")
-            + (f", leaf rollout {c.leaf_rollout}" if c.leaf_rollout else "")
+            + describe_search_extras(c)
             + " (compiling it takes a minute or more "
             "the first time)",
             flush=True,

@@ -89,7 +89,8 @@ def parse_reward_weights(text: str, flag: str = "--reward-weights") -> dict[str,
     return weights
 
 
-def _non_negative_int(text: str) -> int:
+def non_negative_int(text: str) -> int:
+    """argparse type: a whole number, 0 or more."""
     try:
         value = int(text)
     except ValueError:
@@ -748,7 +749,7 @@ class RunOptions:
     keep_checkpoints: int = option(
         0,
         section="checkpoints",
-        parse=_non_negative_int,
+        parse=non_negative_int,
         metavar="N",
         help="after each save, delete all but the N newest checkpoint_*.pkl of the run "
         "(params_*.npz stay); 0 keeps every one. A checkpoint holds the env batch: 45 MB "
@@ -771,7 +772,7 @@ class RunOptions:
     eval_episodes: int = option(
         256,
         section="checkpoints",
-        parse=_non_negative_int,
+        parse=non_negative_int,
         help="games of the behaviour evaluation played at each checkpoint, logged as "
         "eval/* (training.md §9.5); 0 turns it off",
     )
