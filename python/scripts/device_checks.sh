@@ -58,7 +58,7 @@ fi
 # Parts 6 and 7's expert iteration: §45's closest run to PPO (DAgger, the searched move as
 # target, env tree, 16 simulations), from the shipped weights.
 ckpt="${TMPDIR:-/tmp}/device_checks_ckpt"
-from_shipped=(--init-from python/hackmatrix/pretrained/policy.npz --program-levers-from-update 0
+from_shipped=(--init-from python/hackmatrix/pretrained/policy.npz --value-trunk separate --program-levers-from-update 0
     --total-timesteps 100000000000 --save-interval 100000 --eval-episodes 0 --no-wandb
     --no-episode-gif --checkpoint-dir "$ckpt")
 expert=(--preset expert-iteration --num-envs "$ei_envs" --num-steps 32 --search-acting network

@@ -12,6 +12,7 @@ from script_loading import load_script
 
 from hackmatrix.pretrained import PRETRAINED_CONFIG, PRETRAINED_PARAMS
 from hackmatrix.purejaxrl.checkpoint import FORMAT_VERSION, load_params, load_policy
+from hackmatrix.purejaxrl.network import OBS_SIZE
 
 export_params = load_script("export_params")
 
@@ -76,3 +77,54 @@ def test_the_output_must_be_an_npz(tmp_path, capsys):
     with pytest.raises(SystemExit):
         export_params.main([str(tmp_path), str(tmp_path / "w.pkl")])
     assert "must be a .npz" in capsys.readouterr().err
+
+
+def _value_checkpoint(run_dir: Path, step: int, **config_changes) -> Path:
+    """A checkpoint like `_checkpoint`'s whose every weight is moved (so its value differs
+    from the shipped one's), its config changed by `config_changes`."""
+    path = _checkpoint(run_dir, step)
+    payload = pickle.loads(path.read_bytes())
+    payload["params"] = jax.tree_util.tree_map(lambda x: x * 1.5 + 0.01, payload["params"])
+    payload["config"] = {**payload["config"], **config_changes}
+    path.write_bytes(pickle.dumps(payload))
+    return path
+
+
+def test_a_policy_ships_with_another_runs_value(tmp_path, monkeypatch, capsys):
+    """`ship_policy.py --value-from` (experiments §74): one network whose logits are the
+    first checkpoint's and whose value is the second's, its record naming both."""
+    import hackmatrix.pretrained as pretrained
+
+    ship_policy = load_script("ship_policy")
+    prior = _checkpoint(tmp_path / "runs" / "prior-run", 190)
+    value = _value_checkpoint(tmp_path / "runs" / "value-run", 180)
+    out = tmp_path / "package" / "policy.npz"
+    out.parent.mkdir()
+    monkeypatch.setattr(pretrained, "PRETRAINED_PARAMS", out)
+    monkeypatch.setattr(pretrained, "PRETRAINED_CONFIG", out.with_suffix(".json"))
+    assert ship_policy.main([str(prior), "--value-from", str(value)]) == 0
+    assert "value-run/checkpoint_180.pkl's (update 180)" in capsys.readouterr().out
+    record = json.loads(out.with_suffix(".json").read_text())
+    assert record["source"]["run"] == "prior-run" and record["config"]["value_trunk"] == "separate"
+    assert record["value_source"]["run"] == "value-run" and record["value_source"]["update"] == 180
+    shipped, first, second = load_policy(out), load_policy(prior), load_policy(value)
+    obs = np.linspace(0, 1, 2 * OBS_SIZE, dtype=np.float32).reshape(2, OBS_SIZE)
+    logits, merged_value = shipped.network.apply(shipped.params, obs)
+    np.testing.assert_array_equal(logits, first.network.apply(first.params, obs)[0])
+    np.testing.assert_array_equal(merged_value, second.network.apply(second.params, obs)[1])
+    assert not np.array_equal(merged_value, first.network.apply(first.params, obs)[1])
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [({"gamma": 0.995}, "gamma 0.99 against 0.995"), ({"program_bonus": 2.0}, "program_bonus")],
+)
+def test_a_value_that_means_something_else_is_refused(tmp_path, changes, message):
+    from hackmatrix.purejaxrl.checkpoint import CheckpointError, export_policy
+
+    prior = _checkpoint(tmp_path / "prior-run", 190)
+    value = _value_checkpoint(tmp_path / "value-run", 180, **changes)
+    out = tmp_path / "policy.npz"
+    with pytest.raises(CheckpointError, match=message):
+        export_policy(prior, out, value_checkpoint=value)
+    assert not out.exists()

@@ -32,6 +32,7 @@ from hackmatrix.purejaxrl.network import (
     network_config_from_params,
     network_for_params,
     value_only_layers,
+    with_value_from,
     with_value_trunk_copied,
 )
 from hackmatrix.purejaxrl.train import apply_gradients_value_only, make_optimizer
@@ -115,6 +116,29 @@ def test_a_shared_network_has_its_trunk_copied_into_one_that_computes_the_same(
         with_value_trunk_copied(copied)
     with pytest.raises(ValueError, match="only a grid network with a shared trunk"):
         with_value_trunk_copied(init(make_network(32, 2)))
+
+
+def test_one_network_takes_its_policy_from_one_and_its_value_from_another(
+    shared_and_separate,
+):
+    """What ships a search's prior with another run's value (experiments §74): the merged
+    network's logits are the prior's and its value the other's, bit for bit, whether the
+    value's network shares its trunk or has its own."""
+    shared, shared_params, separate, params = shared_and_separate
+    obs = observations()
+    other_shared = init(shared, seed=5)
+    other_separate = init(separate, seed=6)
+    for prior_net, prior in ((separate, params), (shared, shared_params)):
+        for value_net, value in ((shared, other_shared), (separate, other_separate)):
+            merged = with_value_from(prior, value)
+            assert network_config_from_params(merged)["value_trunk"] == "separate"
+            logits, merged_value = separate.apply(merged, obs)
+            np.testing.assert_array_equal(logits, prior_net.apply(prior, obs)[0])
+            np.testing.assert_array_equal(merged_value, value_net.apply(value, obs)[1])
+    with pytest.raises(ValueError, match="sizes differ"):
+        with_value_from(params, init(make_network(64, 2, network="grid")))
+    with pytest.raises(ValueError, match="only two grid networks"):
+        with_value_from(params, init(make_network(32, 2)))
 
 
 def test_bare_parameters_tell_which_trunk_they_have(shared_and_separate):

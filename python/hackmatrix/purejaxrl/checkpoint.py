@@ -91,17 +91,30 @@ def save_params_npz(path: Path, params: Any) -> Path:
 
 
 def export_policy(
-    checkpoint_path: Path, npz_path: Path, *, command: str | None = None, date_key: str = "exported"
+    checkpoint_path: Path,
+    npz_path: Path,
+    *,
+    command: str | None = None,
+    date_key: str = "exported",
+    value_checkpoint: Path | None = None,
 ) -> dict:
     """Write a checkpoint's parameters as `npz_path` and, beside it, a same-named `.json`
     holding where they came from and the run's config: the form `load_policy` reads
     without the checkpoint (the shipped policy's, and what a lent machine copies out; a
     checkpoint also carries the optimizer and the env batch, megabytes). The record's
-    `date_key` names the day (the shipped policy's card says "shipped"). Returns the
-    record written to the `.json`."""
+    `date_key` names the day (the shipped policy's card says "shipped"). With
+    `value_checkpoint`, the written network keeps this checkpoint's policy and takes that
+    one's value (`network.with_value_from`; the record's `value_source` says where from).
+    Returns the record written to the `.json`."""
     checkpoint_path, npz_path = Path(checkpoint_path), Path(npz_path)
     checkpoint = load_checkpoint(checkpoint_path)
-    save_params_npz(npz_path, checkpoint["params"])
+    params, config = checkpoint["params"], dict(checkpoint["config"])
+    value_source = None
+    if value_checkpoint is not None:
+        params, config, value_source = _with_value_of_checkpoint(
+            params, config, Path(value_checkpoint)
+        )
+    save_params_npz(npz_path, params)
     record = {
         "source": {
             "run": checkpoint_path.parent.name,
@@ -112,11 +125,62 @@ def export_policy(
             date_key: datetime.date.today().isoformat(),
             "params_sha256": hashlib.sha256(npz_path.read_bytes()).hexdigest(),
         },
-        "config": dict(checkpoint["config"]),
+        "config": config,
     }
+    if value_source is not None:
+        record["value_source"] = value_source
     text = json.dumps(record, indent=2, sort_keys=True, default=str) + "\n"
     atomic_write(npz_path.with_suffix(".json"), lambda f: f.write(text.encode()))
     return record
+
+
+def value_meaning(config: dict) -> dict[str, Any]:
+    """What a run's value predicts, by its config: the discount it bootstraps with, the
+    scale it reads on and the reward it returns (every option of the trainer's reward
+    section), each at its default when an older config lacks it."""
+    from .config import TrainConfig
+    from .options import declared
+
+    names = {"gamma", "value_target"}
+    return {
+        item.name: config.get(item.name, item.default)
+        for item in declared(TrainConfig)
+        if item.name in names or item.spec.section == "reward"
+    }
+
+
+def _with_value_of_checkpoint(params, config: dict, value_path: Path):
+    """`params` with the value of the checkpoint at `value_path`, the config that describes
+    the result, and a record of the value's source. The value must mean what the policy's
+    run meant by one (the same discount, scale and reward); CheckpointError says what
+    differs."""
+    from .network import with_value_from
+
+    value_checkpoint = load_checkpoint(value_path)
+    theirs = dict(value_checkpoint["config"])
+    ours_meant, theirs_meant = value_meaning(config), value_meaning(theirs)
+    differ = [
+        f"{name} {ours_meant[name]!r} against {theirs_meant[name]!r}"
+        for name in ours_meant
+        if ours_meant[name] != theirs_meant[name]
+    ]
+    if differ:
+        raise CheckpointError(
+            f"{value_path}: its value was trained to mean something else than the policy's "
+            f"run ({'; '.join(differ)}); a search would misread it"
+        )
+    try:
+        merged = with_value_from(params, value_checkpoint["params"])
+    except ValueError as error:
+        raise CheckpointError(f"{value_path}: {error}") from error
+    value_source = {
+        "run": value_path.parent.name,
+        "checkpoint": value_path.name,
+        "update": int(value_checkpoint["step"]),
+        "env_steps": int(value_checkpoint.get("timesteps", 0)),
+        "value_trunk": theirs.get("value_trunk") or "shared",
+    }
+    return merged, {**config, "value_trunk": "separate"}, value_source
 
 
 def _host(tree):

@@ -282,6 +282,33 @@ def with_value_trunk_copied(params: Mapping) -> dict:
     return {**params, "params": layers}
 
 
+def with_value_from(prior: Mapping, value: Mapping) -> dict:
+    """One grid network with a separate value trunk whose logits are exactly `prior`'s and
+    whose value is exactly `value`'s: the policy layers come from `prior`, the value trunk
+    and `critic` from `value` (its own value trunk, or its shared trunk when it has none).
+    How a search's prior and a better value from another run ship as one file
+    (`ship_policy.py --value-from`, specs/experiments/74). Sizes must agree."""
+    found_prior, found_value = network_config_from_params(prior), network_config_from_params(value)
+    if found_prior["network"] != "grid" or found_value["network"] != "grid":
+        raise ValueError("only two grid networks can give one network its policy and value")
+    sizes = [{k: v for k, v in f.items() if k != "value_trunk"} for f in (found_prior, found_value)]
+    if sizes[0] != sizes[1]:
+        raise ValueError(f"the two networks' sizes differ: policy {sizes[0]}, value {sizes[1]}")
+    value_layers = dict(value["params"])
+    if found_value.get("value_trunk") == "separate":
+        trunk = {n: layer for n, layer in value_layers.items() if n.startswith(VALUE_PREFIX)}
+    else:
+        trunk = {VALUE_PREFIX + n: layer for n, layer in value_layers.items() if n != "actor"}
+        trunk.pop(VALUE_PREFIX + "critic")
+    policy = {
+        n: layer
+        for n, layer in dict(prior["params"]).items()
+        if not n.startswith(VALUE_PREFIX) and n != "critic"
+    }
+    layers = {**policy, **trunk, "critic": value_layers["critic"]}
+    return {**prior, "params": jax.tree_util.tree_map(jnp.array, layers)}
+
+
 def value_head_layer(params: Mapping) -> str:
     """The name of the layer that reads the value off the features: `critic` in the
     grid network, the last `Dense_i` in the mlp (training.md §2.3). `--value-warmup-updates`
