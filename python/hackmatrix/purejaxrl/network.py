@@ -294,18 +294,11 @@ def with_value_from(prior: Mapping, value: Mapping) -> dict:
     sizes = [{k: v for k, v in f.items() if k != "value_trunk"} for f in (found_prior, found_value)]
     if sizes[0] != sizes[1]:
         raise ValueError(f"the two networks' sizes differ: policy {sizes[0]}, value {sizes[1]}")
-    value_layers = dict(value["params"])
-    if found_value.get("value_trunk") == "separate":
-        trunk = {n: layer for n, layer in value_layers.items() if n.startswith(VALUE_PREFIX)}
-    else:
-        trunk = {VALUE_PREFIX + n: layer for n, layer in value_layers.items() if n != "actor"}
-        trunk.pop(VALUE_PREFIX + "critic")
-    policy = {
-        n: layer
-        for n, layer in dict(prior["params"]).items()
-        if not n.startswith(VALUE_PREFIX) and n != "critic"
-    }
-    layers = {**policy, **trunk, "critic": value_layers["critic"]}
+    if found_value.get("value_trunk") != "separate":
+        value = with_value_trunk_copied(value)  # its shared trunk, as a value trunk
+    prior_value_side = value_only_layers(prior)
+    layers = {n: layer for n, layer in prior["params"].items() if n not in prior_value_side}
+    layers |= {n: value["params"][n] for n in value_only_layers(value)}
     return {**prior, "params": jax.tree_util.tree_map(jnp.array, layers)}
 
 
