@@ -1,5 +1,7 @@
 """`--value-trunk separate` (training.md §2.3): the grid network's value head reads a copy
-of every layer of its own, so neither loss moves the other's features.
+of every layer of its own, so neither loss moves the other's features; and
+`separate-reads-policy`, whose value head also reads the policy trunk's output through a
+stop-gradient (specs/experiments/77).
 
 The network (names, initial values, gradients), how it is found from bare parameters,
 `--init-from` a shared checkpoint (the copy computes exactly the source), the refusals,
@@ -32,6 +34,7 @@ from hackmatrix.purejaxrl.network import (
     network_config_from_params,
     network_for_params,
     value_only_layers,
+    with_critic_reading_policy,
     with_value_from,
     with_value_trunk_copied,
 )
@@ -170,7 +173,7 @@ def test_the_mlp_and_unknown_trunks_are_refused():
         make_network(32, 2, network="grid", value_trunk="both")
     with pytest.raises(ValueError, match="--value-trunk separate is built for the grid network"):
         schedule_config(10, value_trunk="separate")  # the mlp by default
-    with pytest.raises(ValueError, match="--value-trunk must be shared or separate"):
+    with pytest.raises(ValueError, match="--value-trunk must be one of shared, separate, "):
         schedule_config(10, network="grid", value_trunk="both")
     assert schedule_config(10, network="grid", value_trunk="separate").value_trunk == "separate"
 
@@ -186,6 +189,109 @@ def test_the_value_only_warm_up_moves_the_value_trunk_and_head(shared_and_separa
     assert value_layers == {"critic"} | {VALUE_PREFIX + n for n in TRUNK}
     for name, layer in params["params"].items():
         assert leaves_equal(warm.params["params"][name], layer) == (name not in value_layers)
+
+
+# ------------------------------------------------------- the critic reading the policy
+
+
+@pytest.fixture(scope="module")
+def reads_policy():
+    network = make_network(32, 2, network="grid", value_trunk="separate-reads-policy")
+    return network, init(network)
+
+
+def test_reading_the_policy_widens_only_the_critic(shared_and_separate, reads_policy):
+    _, _, separate, params = shared_and_separate
+    network, reading = reads_policy
+    assert set(reading["params"]) == set(params["params"])
+    for name, layer in params["params"].items():
+        if name != "critic":  # every other layer: the separate network's names and values
+            assert leaves_equal(reading["params"][name], layer), name
+    assert np.shape(reading["params"]["critic"]["kernel"]) == (64, 1)
+    logits, _ = network.apply(reading, observations())
+    np.testing.assert_array_equal(logits, separate.apply(params, observations())[0])
+
+
+def test_the_value_reads_the_policys_features_but_never_moves_them(reads_policy):
+    network, params = reads_policy
+    obs = observations()
+
+    def value_grads(p):
+        return jax.grad(lambda q: jnp.sum(network.apply(q, obs)[1] ** 2))(p)["params"]
+
+    value_layers = value_only_layers(params)
+    assert value_layers == {"critic"} | {VALUE_PREFIX + n for n in TRUNK}
+    for name, layer in value_grads(params).items():
+        moved = any(np.abs(np.asarray(g)).max() > 0 for g in jax.tree_util.tree_leaves(layer))
+        assert moved == (name in value_layers), name
+    # ...and the value does depend on the policy's trunk: change it and the value changes.
+    layers = dict(params["params"])
+    layers["trunk_1"] = jax.tree_util.tree_map(lambda x: x * 1.5, layers["trunk_1"])
+    _, moved_value = network.apply({"params": layers}, obs)
+    assert not np.array_equal(moved_value, network.apply(params, obs)[1])
+
+
+def test_a_network_becomes_one_that_reads_the_policy_computing_the_same(
+    shared_and_separate, reads_policy
+):
+    shared, shared_params, separate, params = shared_and_separate
+    network, _ = reads_policy
+    obs = observations()
+    for source_net, source in ((separate, params), (shared, shared_params)):
+        widened = with_critic_reading_policy(source)
+        assert network_config_from_params(widened)["value_trunk"] == "separate-reads-policy"
+        for ours, theirs in zip(network.apply(widened, obs), source_net.apply(source, obs)):
+            np.testing.assert_array_equal(ours, theirs)  # bit for bit
+    with pytest.raises(ValueError, match="does not read the policy yet"):
+        with_critic_reading_policy(with_critic_reading_policy(params))
+    with pytest.raises(ValueError, match="does not read the policy yet"):
+        with_critic_reading_policy(init(make_network(32, 2)))
+
+
+def test_bare_parameters_tell_a_critic_that_reads_the_policy(reads_policy):
+    network, params = reads_policy
+    found = network_config_from_params(params)
+    assert found["value_trunk"] == "separate-reads-policy" and found["hidden_dim"] == 32
+    assert network_for_params(params).value_trunk == "separate-reads-policy"
+    assert describe_network(network).startswith(
+        "Network: grid with a separate value trunk that also reads the policy's, "
+    )
+    # A critic of any other height reads neither trunk.
+    kernel = params["params"]["critic"]["kernel"]
+    odd = {**params["params"], "critic": {**params["params"]["critic"], "kernel": kernel[:40]}}
+    with pytest.raises(ValueError, match="twice its width"):
+        network_config_from_params({"params": odd})
+
+
+def test_a_value_that_reads_its_own_policy_does_not_move_to_another(
+    shared_and_separate, reads_policy
+):
+    _, shared_params, _, params = shared_and_separate
+    _, reading = reads_policy
+    with pytest.raises(ValueError, match="reads its own network's policy trunk"):
+        with_value_from(params, reading)
+    # As the prior it gives its policy; the value's side is the other network's.
+    merged = with_value_from(reading, params)
+    assert network_config_from_params(merged)["value_trunk"] == "separate"
+
+
+def test_init_from_widens_the_critic_and_never_narrows_it(
+    shared_and_separate, reads_policy, tmp_path
+):
+    _, shared_params, _, params = shared_and_separate
+    _, reading = reads_policy
+    shape = {"network": "grid", "hidden_dim": 32, "num_layers": 2}
+    for name, tree in (("shared", shared_params), ("separate", params), ("reads", reading)):
+        save_params_npz(tmp_path / f"params_{name}.npz", jax.device_get(tree))
+    ours = {**shape, "value_trunk": "separate-reads-policy"}
+    for name, source in (("shared", shared_params), ("separate", params)):
+        loaded, _, _ = load_initial_params(tmp_path / f"params_{name}.npz", ours, reading)
+        assert leaves_equal(loaded, with_critic_reading_policy(source)), name
+    for trunk in ("shared", "separate"):
+        with pytest.raises(CheckpointError, match="give --value-trunk separate-reads-policy"):
+            load_initial_params(
+                tmp_path / "params_reads.npz", {**shape, "value_trunk": trunk}, params
+            )
 
 
 # ------------------------------------------------------------------ init-from and runs
@@ -240,3 +346,37 @@ def test_a_run_from_shared_weights_trains_a_separate_trunk_that_resumes_and_load
     flags = ["--env-module", "standin_env", "--checkpoint-dir", str(tmp_path), "--resume"]
     code = cli.main([*flags, checkpoint, "--value-trunk", "shared", "--total-timesteps", "512"])
     assert code == 2 and "trained with value_trunk=separate" in capsys.readouterr().err
+
+
+def test_a_run_that_reads_the_policy_starts_from_a_separate_one_and_keeps_the_policy_still(
+    tmp_path, capsys
+):
+    """The experiment §77's arm F ran: from a separate-trunk network, value layers only; the
+    policy's layers stay bit for bit, the critic's new rows learn, and the saves load."""
+    standin_run(tmp_path, "separate", 1, "--network", "grid", "--value-trunk", "separate")
+    start = tmp_path / "separate" / "final_params.npz"
+    source = load_params(start)["params"]
+    capsys.readouterr()
+    standin_run(
+        tmp_path,
+        "reads",
+        2,
+        "--network",
+        "grid",
+        "--value-trunk",
+        "separate-reads-policy",
+        "--value-warmup-updates",
+        "100",
+        "--init-from",
+        str(start),
+    )
+    out = capsys.readouterr().out
+    assert "that also reads the policy's" in out
+    assert "the critic's reading of the policy trunk's features starts at zero" in out
+    trained = load_params(tmp_path / "reads" / "checkpoint_2.pkl")["params"]
+    for name in (*TRUNK, "actor"):
+        assert leaves_equal(trained[name], source[name]), name
+    reading_rows = np.asarray(trained["critic"]["kernel"])[32:]
+    assert np.abs(reading_rows).max() > 0  # it learned to read the policy's features
+    policy = load_policy(tmp_path / "reads" / "final_params.npz")
+    assert policy.network.value_trunk == "separate-reads-policy"

@@ -588,10 +588,16 @@ def load_initial_params(path: Path, config: dict, template: Any) -> tuple[Any, P
 
     Refuses weights of another network than `config`'s (kind and sizes), naming the flags
     that would build theirs. Weights with a shared trunk start a `--value-trunk separate`
-    run with the value trunk a copy of theirs; weights with a separate value trunk cannot
-    start a shared one (which trunk would the critic keep?). Returns (params, the file
+    run with the value trunk a copy of theirs; a `separate-reads-policy` run from weights
+    without that reading starts it at zero (the same logits and value); weights never start
+    a network with fewer value layers (which would the critic keep?). Returns (params, the file
     read, its run's stored config)."""
-    from .network import network_config_from_params, with_value_trunk_copied
+    from .network import (
+        READS_POLICY,
+        network_config_from_params,
+        with_critic_reading_policy,
+        with_value_trunk_copied,
+    )
 
     source = resolve_params_path(path)
     params = load_params(source)
@@ -610,12 +616,18 @@ def load_initial_params(path: Path, config: dict, template: Any) -> tuple[Any, P
         )
     theirs = found.get("value_trunk", "shared")
     ours = config.get("value_trunk") or "shared"
-    if theirs == "separate" and ours != "separate":
+    # A start may gain value layers (a copied trunk, a zero reading of the policy's), never
+    # lose trained ones: which would the critic keep?
+    grows = {("shared", "separate"), ("shared", READS_POLICY), ("separate", READS_POLICY)}
+    if theirs != ours and (theirs, ours) not in grows:
+        kind = "a separate value trunk" if theirs == "separate" else f"value trunk {theirs}"
         raise CheckpointError(
-            f"--init-from {source}: holds a network with a separate value trunk, this run "
-            f"builds a shared one; give --value-trunk separate"
+            f"--init-from {source}: holds a network with {kind}, this run builds "
+            f"value trunk {ours}; give --value-trunk {theirs}"
         )
-    if theirs == "shared" and ours == "separate":
+    if ours == READS_POLICY and theirs != ours:
+        params = with_critic_reading_policy(params)
+    elif theirs == "shared" and ours == "separate":
         params = with_value_trunk_copied(params)
     return _match_tree(source, "params", template, params), source, stored_config(source)
 

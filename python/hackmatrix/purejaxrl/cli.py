@@ -606,8 +606,11 @@ def _init_from(plan: Plan, trainer: Any, runner: Any, say) -> Any:
     )
     params = jax.device_put(params, trainer.replicated)
     say(f"Initialised the network from {source} (weights only: fresh optimizer and games)")
-    if config.value_trunk == "separate" and (stored or {}).get("value_trunk") != "separate":
+    theirs = (stored or {}).get("value_trunk") or "shared"
+    if config.value_trunk != "shared" and theirs == "shared":
         say("Note: the value trunk starts as a copy of the shared trunk it was read from")
+    if config.value_trunk == cfg.READS_POLICY and theirs != cfg.READS_POLICY:
+        say("Note: the critic's reading of the policy trunk's features starts at zero")
     trained_with = stored.get("value_target", "raw") if stored else None
     if trained_with is not None and trained_with != config.value_target:
         params = _restart_value_head(params, trainer)

@@ -38,8 +38,10 @@ PROGRAM_BONUS_SCALES = ("flat", "spawn-cost")
 RESTART_ADVANTAGES = ("together", "apart")
 # `--value-target`: the scale the value head learns on (training.md §2.6, value_target.py).
 VALUE_TARGETS = ("raw", "symlog")
-# `--value-trunk`: the value head reads the policy's trunk, or a copy of its own (grid only).
-VALUE_TRUNKS = ("shared", "separate")
+# `--value-trunk`: the value head reads the policy's trunk, or a copy of its own (grid only),
+# or its own beside the policy's read through a stop-gradient (grid only).
+READS_POLICY = "separate-reads-policy"
+VALUE_TRUNKS = ("shared", "separate", READS_POLICY)
 # The preset a run uses unless `--preset` names another (presets/default.toml).
 DEFAULT_PRESET = "default"
 # `--algorithm`: how the network learns (training.md §2, §2.10).
@@ -416,7 +418,10 @@ class TrainConfig:
         help="shared: the value head reads the policy's trunk; separate (grid only): the value "
         "head reads a copy of every layer of its own, so neither loss moves the other's "
         "features (twice the forward cost; --init-from a shared checkpoint copies its trunk); "
-        "a resume refuses another value trunk than the checkpoint's",
+        "separate-reads-policy (grid only): as separate, and the value head also reads the "
+        "policy trunk's output through a stop-gradient (--init-from a separate checkpoint "
+        "starts that reading at zero); a resume refuses another value trunk than the "
+        "checkpoint's",
     )
     value_target: str = option(
         "raw",
@@ -997,9 +1002,10 @@ def validate(config: TrainConfig) -> None:
                 f"--{name.replace('_', '-')} must be a finite non-negative number, got {value}"
             )
     _check_one_of(config, "value_trunk")
-    if config.value_trunk == "separate" and config.network != "grid":
+    if config.value_trunk != "shared" and config.network != "grid":
         raise ValueError(
-            "--value-trunk separate is built for the grid network only; give --network grid"
+            f"--value-trunk {config.value_trunk} is built for the grid network only; "
+            "give --network grid"
         )
     _check_whole(config, "value_warmup_updates", 0, unit=" of updates")
     if config.value_target not in VALUE_TARGETS:

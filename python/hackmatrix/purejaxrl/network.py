@@ -26,7 +26,7 @@ from ..names import (
     PLAYER_FEATURES,
     PROGRAM_FEATURES,
 )
-from .config import VALUE_TRUNKS
+from .config import READS_POLICY, VALUE_TRUNKS
 
 NUM_ACTIONS = ACTION_COUNT
 NETWORKS = ("mlp", "grid")
@@ -127,8 +127,11 @@ class GridActorCritic(nn.Module):
     With `value_trunk="separate"` the critic reads a second copy of every layer
     before the heads (`value_cell_encoder` ... `value_trunk_i`), so the value
     loss never moves the policy's features and the policy loss never moves the
-    value's (twice the forward cost). The shared layers keep their names and
-    initial values either way.
+    value's (twice the forward cost). With `"separate-reads-policy"` the critic
+    reads, beside the value trunk's output, the policy trunk's output through a
+    stop-gradient: the value uses the features the policy's gradients shaped
+    and never moves them (specs/experiments/77). The shared layers keep their
+    names and initial values either way.
     """
 
     hidden_dim: int = 256
@@ -168,6 +171,8 @@ class GridActorCritic(nn.Module):
         z = self._features(x)
         logits = nn.Dense(self.num_actions, dtype=dtype, name="actor")(z)
         z_value = z if self.value_trunk == "shared" else self._features(x, VALUE_PREFIX)
+        if self.value_trunk == READS_POLICY:
+            z_value = jnp.concatenate([z_value, jax.lax.stop_gradient(z)], -1)
         value = nn.Dense(1, dtype=dtype, name="critic")(z_value)
         return logits.astype(jnp.float32), jnp.squeeze(value, -1).astype(jnp.float32)
 
@@ -194,7 +199,7 @@ def make_network(
         if grid_sizes:
             raise ValueError(f"the mlp network has no {', '.join(sorted(grid_sizes))}")
         if value_trunk != "shared":
-            raise ValueError("a separate value trunk is built for the grid network only")
+            raise ValueError(f"value trunk {value_trunk!r} is built for the grid network only")
         return ActorCritic(hidden_dim=hidden_dim, num_layers=num_layers, compute_dtype=dtype)
     if network == "grid":
         return GridActorCritic(
@@ -242,7 +247,18 @@ def network_config_from_params(params: Mapping) -> dict[str, Any]:
         value_layers <= set(names)
         and all(np.shape(layers[VALUE_PREFIX + n]["kernel"]) == kernel(n) for n in trunk_layers)
     )
-    if expected <= set(names) and convs >= 0 and trunk >= 1 and len(names) == size and mirrored:
+    # The critic reads the trunk's output, or the value trunk's beside the policy's.
+    hidden = kernel("trunk_0")[-1] if "trunk_0" in names else -1
+    critic_rows = kernel("critic")[0] if "critic" in names else -1
+    reads_policy = separate and critic_rows == 2 * hidden
+    if (
+        expected <= set(names)
+        and convs >= 0
+        and trunk >= 1
+        and len(names) == size
+        and mirrored
+        and (critic_rows == hidden or reads_policy)
+    ):
         found = {
             "network": "grid",
             "hidden_dim": int(kernel("trunk_0")[-1]),
@@ -252,11 +268,14 @@ def network_config_from_params(params: Mapping) -> dict[str, Any]:
             "cell_out_dim": int(kernel("cell_out")[-1]),
         }
         # Only a separate trunk is named, so a shared network's description is as before.
-        return {**found, "value_trunk": "separate"} if separate else found
+        if not separate:
+            return found
+        return {**found, "value_trunk": READS_POLICY if reads_policy else "separate"}
     raise ValueError(
         f"parameter names {names} are neither the mlp's Dense_0..Dense_(L+1) nor the "
         f"grid network's cell_encoder/conv_i/cell_out/trunk_i/actor/critic (with, for a "
-        f"separate value trunk, a {VALUE_PREFIX}copy of each layer before the heads)"
+        f"separate value trunk, a {VALUE_PREFIX}copy of each layer before the heads, and a "
+        f"critic that reads the last trunk layer, or twice its width for {READS_POLICY})"
     )
 
 
@@ -282,6 +301,26 @@ def with_value_trunk_copied(params: Mapping) -> dict:
     return {**params, "params": layers}
 
 
+def with_critic_reading_policy(params: Mapping) -> dict:
+    """A grid network's `params` (shared or separate trunk) as a `separate-reads-policy`
+    network that computes exactly the same: a shared trunk is copied as the value trunk, and
+    the critic's new rows, which read the policy trunk's output, start at zero
+    (`--init-from` such a network into a `--value-trunk separate-reads-policy` run)."""
+    found = network_config_from_params(params)
+    if found["network"] != "grid" or found.get("value_trunk") == READS_POLICY:
+        raise ValueError(
+            f"only a grid network whose critic does not read the policy yet can become "
+            f"{READS_POLICY}"
+        )
+    if found.get("value_trunk") != "separate":
+        params = with_value_trunk_copied(params)
+    layers = dict(params["params"])
+    kernel = jnp.asarray(layers["critic"]["kernel"])
+    wider = jnp.concatenate([kernel, jnp.zeros_like(kernel)], 0)
+    layers["critic"] = {**layers["critic"], "kernel": wider}
+    return {**params, "params": layers}
+
+
 def with_value_from(prior: Mapping, value: Mapping) -> dict:
     """One grid network with a separate value trunk whose logits are exactly `prior`'s and
     whose value is exactly `value`'s: the policy layers come from `prior`, the value trunk
@@ -294,6 +333,11 @@ def with_value_from(prior: Mapping, value: Mapping) -> dict:
     sizes = [{k: v for k, v in f.items() if k != "value_trunk"} for f in (found_prior, found_value)]
     if sizes[0] != sizes[1]:
         raise ValueError(f"the two networks' sizes differ: policy {sizes[0]}, value {sizes[1]}")
+    if found_value.get("value_trunk") == READS_POLICY:
+        raise ValueError(
+            f"the value's critic reads its own network's policy trunk ({READS_POLICY}); "
+            "with another policy's trunk it would read other features"
+        )
     if found_value.get("value_trunk") != "separate":
         value = with_value_trunk_copied(value)  # its shared trunk, as a value trunk
     prior_value_side = value_only_layers(prior)
@@ -389,8 +433,11 @@ def describe_network(network: nn.Module) -> str:
     obs = jax.ShapeDtypeStruct((1, OBS_SIZE), jnp.float32)
     shapes = jax.eval_shape(network.init, jax.random.PRNGKey(0), obs)
     kind = "grid" if isinstance(network, GridActorCritic) else "mlp"
-    if getattr(network, "value_trunk", "shared") != "shared":
+    value_trunk = getattr(network, "value_trunk", "shared")
+    if value_trunk != "shared":
         kind += " with a separate value trunk"
+    if value_trunk == READS_POLICY:
+        kind += " that also reads the policy's"
     return (
         f"Network: {kind}, {count_params(shapes):,} parameters, "
         f"{forward_flops_per_obs(network) / 1e6:.3f} MFLOP forward per env step (XLA cost analysis)"
