@@ -1324,7 +1324,8 @@ def value_warmup_note(config: TrainConfig) -> str | None:
         config.value_warmup_updates,
         config.num_updates,
         "the whole network trains",
-        "only the value head moves in this run",
+        "only the value head moves in this run"
+        + ("" if config.value_trunk == "shared" else " (with its value trunk)"),
     )
 
 
